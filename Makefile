@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make                 build the modules for the running kernel
+# make KDIR=<dir>      ... for the kernel whose build directory is <dir>
+# make KSRC=<dir>      take the private block/ headers from this source tree
+# make unit            user-space tests of the dispatch policy
+# make lint            checkpatch --strict, sparse and W=1 (warnings fail)
+# make check           everything: unit, lint and builds for all supported
+#                      kernels, guest test suites (README: the test command)
+# make install / uninstall, install-udev, install-modprobe
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+GENERATED := $(TOP)/compat/generated/ac-compat.h
+
+# Resolved once per make run; an empty result stops with ac-ksrc's message.
+AC_KSRC = $(shell $(TOP)/scripts/ac-ksrc '$(KDIR)' '$(KSRC)' || echo __ERROR__)
+
+.PHONY: all modules probe clean unit lint checkpatch sparse check install \
+	uninstall install-udev install-modprobe help
+
+all: modules
+
+modules: probe
+	$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' modules
+
+# Compile probes against the target kernel -> compat/generated/ac-compat.h
+probe:
+	$(eval AC_KSRC_V := $(AC_KSRC))
+	@if [ '$(AC_KSRC_V)' = __ERROR__ ]; then exit 1; fi
+	@mkdir -p $(dir $(GENERATED))
+	@$(TOP)/scripts/ac-probe '$(KDIR)' '$(AC_KSRC_V)' '$(GENERATED)'
+	@echo "  PROBE   $(GENERATED): $$(grep -c '^#define AC_HAVE' $(GENERATED)) features found"
+
+clean:
+	$(MAKE) -C '$(KDIR)' M='$(TOP)' clean 2>/dev/null || true
+	rm -rf $(TOP)/compat/generated
+	$(MAKE) -C tests/unit clean
+
+unit:
+	@$(MAKE) --no-print-directory -C $(TOP)/tests/unit
+
+# checkpatch comes with the kernel source (scripts/checkpatch.pl).
+KERNEL_C := $(wildcard $(TOP)/src/*.c $(TOP)/src/*.h $(TOP)/sim/*.c $(TOP)/sim/*.h \
+	$(TOP)/tests/kmod/*.c $(TOP)/compat/probes/*.c $(TOP)/compat/probes/*.h)
+checkpatch: probe
+	@cp=$(AC_KSRC_V)/scripts/checkpatch.pl; \
+	[ -f $$cp ] || { echo "checkpatch.pl not found in $(AC_KSRC_V)/scripts"; exit 1; }; \
+	perl $$cp --no-tree --strict --quiet --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG \
+		-f $(KERNEL_C) && echo "  CHECKPATCH clean ($(words $(KERNEL_C)) files)"
+
+# sparse (C=2: check every file) and W=1; any warning fails.
+sparse: probe
+	@$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' clean >/dev/null
+	@$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' AC_TEST_MODULES=1 C=2 W=1 modules \
+		2>&1 | tee $(TOP)/compat/generated/lint.log
+	@! grep -E 'warning:|error:' $(TOP)/compat/generated/lint.log
+	@echo "  SPARSE+W=1 clean"
+
+lint: checkpatch sparse
+
+check:
+	@$(TOP)/scripts/ac-check
+
+install: modules
+	$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' modules_install
+	depmod -a $(KVER)
+
+uninstall:
+	rm -f /lib/modules/$(KVER)/updates/ac-iosched.ko* /lib/modules/$(KVER)/updates/sim/ssdsim.ko* \
+		/lib/modules/$(KVER)/extra/ac-iosched.ko* /lib/modules/$(KVER)/extra/sim/ssdsim.ko*
+	depmod -a $(KVER)
+
+install-udev:
+	install -D -m 644 $(TOP)/packaging/60-ac-iosched.rules /etc/udev/rules.d/60-ac-iosched.rules
+
+install-modprobe:
+	install -D -m 644 $(TOP)/packaging/ac-iosched.conf /etc/modprobe.d/ac-iosched.conf

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AC dispatch policy: the read and write matrices, the choice of sub-group,
+ * batching, starvation control and the deadline check order.
+ *
+ * This file and ac-policy.c touch no kernel structure, take no lock and
+ * allocate nothing.  The scheduler glue (ac-iosched.c) owns the requests and
+ * their lists; it tells the policy what it queued, removed and dispatched, and
+ * asks it what to dispatch next.  The same two files are compiled into the
+ * user-space unit tests (tests/unit), which replay the spec's examples.
+ *
+ * Dispatch proceeds in phases, as in mq-deadline: a phase is up to
+ * fifo_batch dispatches in one direction.  At the start of each phase the
+ * heads of the four deadline FIFOs are checked (Algorithm 2) and the
+ * direction is chosen: reads, unless writes have waited through
+ * writes_starved read phases in a row.  writes_starved therefore counts read
+ * phases, not single reads, exactly as mq-deadline counts batches; with the
+ * defaults (16, 2) reads get two thirds of a contended device.
+ */
+#ifndef AC_POLICY_H
+#define AC_POLICY_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int64_t s64;
+#endif
+
+/* Upper bound of nr_channels: the sub-group array is fixed in size. */
+#define AC_MAX_CHANNELS		64
+
+enum ac_type {
+	AC_READ_SYNC,
+	AC_READ_ASYNC,
+	AC_WRITE_SYNC,
+	AC_WRITE_ASYNC,
+	AC_NR_TYPES,
+};
+
+static inline bool ac_type_is_write(enum ac_type t)
+{
+	return t == AC_WRITE_SYNC || t == AC_WRITE_ASYNC;
+}
+
+/* Read matrix flags. */
+enum ac_read_flag {
+	AC_R_ZERO,	/* no reads queued */
+	AC_R_PEND,	/* reads queued, not served this round */
+	AC_R_END,	/* served this round: low priority until the next round */
+};
+
+/* Write matrix flags. */
+enum ac_write_flag {
+	AC_W_ZERO,	/* no writes queued */
+	AC_W_PEND,	/* writes queued, not being batched */
+	AC_W_PROC,	/* the sub-group whose writes are being batched now */
+};
+
+enum ac_mapping {
+	AC_MAP_RANGE,	/* sector / (capacity / nr_channels), the thesis's */
+	AC_MAP_STRIPE,	/* (sector / stripe) mod nr_channels */
+};
+
+struct ac_group {
+	u32 nr[AC_NR_TYPES];	/* queued requests of each type */
+	u8 rflag;		/* enum ac_read_flag */
+	u8 wflag;		/* enum ac_write_flag */
+};
+
+struct ac_stats {
+	u64 dispatched[AC_NR_TYPES];	/* all dispatches, by type */
+	u64 expired[AC_NR_TYPES];	/* dispatched because the deadline passed */
+	u64 read_rounds;		/* END -> PEND resets of the read matrix */
+	u64 write_batches;		/* sub-groups made PROC */
+	u64 starved_switches;		/* write phases forced by writes_starved */
+	u64 proc_fallbacks;		/* reads sent to the PROC sub-group: no other */
+};
+
+enum ac_dir {
+	AC_DIR_READ,
+	AC_DIR_WRITE,
+};
+
+struct ac_policy {
+	/* tunables; the glue writes them under its lock */
+	u32 nr_channels;	/* 1 .. AC_MAX_CHANNELS */
+	u32 fifo_batch;		/* dispatches per phase, >= 1 */
+	u32 writes_starved;	/* read phases before a write phase, >= 1 */
+	u32 write_batch;	/* writes per PROC batch, >= 1 */
+
+	struct ac_group grp[AC_MAX_CHANNELS];
+	u32 queued[AC_NR_TYPES];	/* sum of grp[].nr */
+
+	int proc;		/* sub-group in PROC, or -1 */
+	u32 last_read;		/* sub-group a read was last taken from */
+	u32 last_write;		/* sub-group last made PROC */
+
+	enum ac_dir dir;	/* direction of the current phase */
+	u32 phase_left;		/* dispatches left in the current phase; 0: new phase */
+	u32 starved;		/* read phases in a row while writes waited */
+	u32 batch_writes;	/* writes dispatched in the current PROC batch */
+
+	struct ac_stats stats;
+};
+
+/* The heads of the four deadline FIFOs, as the glue sees them. */
+struct ac_fifo_heads {
+	bool valid[AC_NR_TYPES];	/* FIFO not empty */
+	u64 expire[AC_NR_TYPES];	/* head's deadline, in the glue's clock */
+};
+
+enum ac_pick_kind {
+	AC_PICK_NONE,		/* nothing queued */
+	AC_PICK_EXPIRED,	/* dispatch the head of FIFO @type */
+	AC_PICK_GROUP,		/* dispatch the next request of sub-queue @type of @group */
+};
+
+struct ac_pick {
+	enum ac_pick_kind kind;
+	enum ac_type type;
+	u32 group;
+};
+
+/* Set defaults (spec section 5) for @nr_channels sub-groups, all empty. */
+void ac_policy_init(struct ac_policy *p, u32 nr_channels);
+
+/*
+ * Forget every queued request and use @nr_channels sub-groups; the glue then
+ * re-adds what it still holds with ac_policy_add().  Counters are kept.
+ */
+void ac_policy_regroup(struct ac_policy *p, u32 nr_channels);
+
+/* A request of @type was queued in @group (Algorithm 1, steps 4 and 5). */
+void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type);
+
+/* A queued request left without being dispatched (merged into another). */
+void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type);
+
+/*
+ * What to dispatch next (Algorithms 2 to 4).  May start a phase, a read
+ * round or a write batch.  The glue must then dispatch exactly that request
+ * and report it with ac_policy_dispatched().  @now and the FIFO deadlines use
+ * the same clock; a deadline is passed when (s64)(now - expire) >= 0.
+ */
+struct ac_pick ac_policy_pick(struct ac_policy *p,
+			      const struct ac_fifo_heads *heads, u64 now);
+
+/* A request of @type from @group was dispatched; @expired as picked. */
+void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
+			  bool expired);
+
+/*
+ * Sub-group of a request starting at @sector on a device of @capacity
+ * sectors.  Never divides by zero: a capacity of 0 or below nr_channels
+ * sectors maps everything to 0; a stripe of 0 is treated as 1.  Always
+ * returns a value below @nr_channels (and 0 when @nr_channels is 0).
+ */
+u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
+		  u64 capacity, u32 stripe_sectors);
+
+/* Sum of queued requests over all types. */
+static inline u32 ac_policy_queued(const struct ac_policy *p)
+{
+	return p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC] +
+	       p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
+}
+
+#endif /* AC_POLICY_H */

@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Shared fixtures of the guest suite (runs as root inside a QEMU guest
+started by scripts/ac-vm; see CONTRIBUTING.md for the environment).
+
+Every test is also checked against the kernel log: a WARN, BUG, Oops, KFENCE
+report, hung task, ... that appears while a test runs fails that test (the
+host checks the whole log again after the run)."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+REPO = os.environ.get("AC_REPO", os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import klog_guard  # noqa: E402
+
+KVER = os.environ.get("AC_KVER", "")
+MODDIR = os.environ.get("AC_MODDIR", "")
+OUT = os.environ.get("AC_OUT", "/tmp")
+STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]
+
+
+def sh(cmd, check=True, timeout=600, **kw):
+    """Run a shell command; return CompletedProcess with text output."""
+    res = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=timeout, **kw)
+    if check and res.returncode != 0:
+        raise AssertionError("command failed (%d): %s\n%s" % (res.returncode, cmd, res.stdout[-3000:]))
+    return res
+
+
+def kmsg(text):
+    with open("/dev/kmsg", "w") as f:
+        f.write(text + "\n")
+
+
+def read(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def write(path, value):
+    """Write @value to a sysfs file; return 0 or the errno it failed with."""
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return e.errno
+    try:
+        os.write(fd, value.encode() if isinstance(value, str) else value)
+        return 0
+    except OSError as e:
+        return e.errno
+    finally:
+        os.close(fd)
+
+
+def module_path(rel):
+    """Path of one of our built modules (e.g. 'ac-iosched.ko', 'sim/ssdsim.ko')."""
+    p = os.path.join(MODDIR, rel)
+    if not os.path.exists(p):
+        pytest.fail("module %s was not built (AC_MODDIR=%s)" % (rel, MODDIR))
+    return p
+
+
+def module_loaded(name):
+    return os.path.exists("/sys/module/" + name.replace("-", "_"))
+
+
+def insmod(rel, *params, check=True):
+    return sh("insmod %s %s" % (module_path(rel), " ".join(params)), check=check)
+
+
+def rmmod(name, check=True):
+    if not module_loaded(name):
+        return None
+    return sh("rmmod %s" % name, check=check)
+
+
+def disk_name(dev):
+    return os.path.basename(dev)
+
+
+def scheduler_path(dev):
+    return "/sys/block/%s/queue/scheduler" % disk_name(dev)
+
+
+def current_scheduler(dev):
+    text = read(scheduler_path(dev))
+    for word in text.split():
+        if word.startswith("["):
+            return word.strip("[]")
+    return None
+
+
+def set_scheduler(dev, name):
+    err = write(scheduler_path(dev), name)
+    assert err == 0, "setting scheduler %s on %s failed: errno %d" % (name, dev, err)
+    assert current_scheduler(dev) == name
+
+
+def fio(*args, name="job", timeout=900):
+    """Run fio with JSON output; return the parsed result.  A verify error
+    or an I/O error fails the test (fio exits non-zero)."""
+    cmd = "fio --output-format=json --name=%s %s" % (name, " ".join(args))
+    res = subprocess.run(cmd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, timeout=timeout)
+    if res.returncode != 0:
+        raise AssertionError("fio failed (%d): %s\n%s\n%s" % (res.returncode, cmd,
+                                                             res.stdout[-2000:], res.stderr[-2000:]))
+    text = res.stdout
+    start = text.find("{")
+    data = json.loads(text[start:])
+    for job in data["jobs"]:
+        assert job["error"] == 0, "fio job %s error %d" % (job["jobname"], job["error"])
+    return data
+
+
+def fio_total_ios(data):
+    return sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in data["jobs"])
+
+
+@pytest.fixture
+def null_blk():
+    """A factory of null_blk devices made with module parameters; the module
+    is removed afterwards.  Returns the device path."""
+    made = []
+
+    def make(**params):
+        assert not module_loaded("null_blk"), "null_blk already loaded"
+        opts = {"nr_devices": 1, "gb": 1, "bs": 4096, "memory_backed": 1,
+                "hw_queue_depth": 64, "submit_queues": 1}
+        opts.update(params)
+        sh("modprobe null_blk " + " ".join("%s=%s" % kv for kv in opts.items()))
+        made.append(True)
+        dev = "/dev/nullb0"
+        for _ in range(50):
+            if os.path.exists(dev):
+                break
+            time.sleep(0.1)
+        assert os.path.exists(dev)
+        return dev
+
+    yield make
+    if made:
+        for _ in range(20):
+            if rmmod("null_blk", check=False) is None or not module_loaded("null_blk"):
+                break
+            time.sleep(0.5)
+
+
+def _dmesg():
+    return sh("dmesg", check=False).stdout
+
+
+@pytest.fixture(autouse=True)
+def kernel_log_guard(request):
+    """Fail the test during which the kernel reported a problem."""
+    before = len(_dmesg().splitlines())
+    kmsg("ac-test: begin %s" % request.node.nodeid)
+    yield
+    kmsg("ac-test: end %s" % request.node.nodeid)
+    new = "\n".join(_dmesg().splitlines()[before:])
+    reports = klog_guard.scan(new)
+    if reports:
+        pytest.fail("kernel log reports during the test:\n" + "\n".join(reports[:20]), pytrace=False)
