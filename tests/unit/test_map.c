@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/* ac_map_sector(): the range and stripe mappings of spec section 2. */
+#include <stdint.h>
+
+#include "harness.h"
+#include "ac-policy.h"
+
+#define T_U64_MAX	UINT64_MAX
+
+static u32 range(u32 nr, u64 sector, u64 capacity)
+{
+	return ac_map_sector(AC_MAP_RANGE, nr, sector, capacity, 0);
+}
+
+static u32 stripe(u32 nr, u64 sector, u32 stripe_sectors)
+{
+	return ac_map_sector(AC_MAP_STRIPE, nr, sector, 0, stripe_sectors);
+}
+
+static void test_range_basic(void)
+{
+	/* 8 channels of 100 sectors */
+	CHECK_EQ(range(8, 0, 800), 0);
+	CHECK_EQ(range(8, 99, 800), 0);
+	CHECK_EQ(range(8, 100, 800), 1);
+	CHECK_EQ(range(8, 799, 800), 7);
+	/* beyond the capacity (a shrunk device): clamped */
+	CHECK_EQ(range(8, 800, 800), 7);
+	CHECK_EQ(range(8, T_U64_MAX, 800), 7);
+	/* capacity not a multiple: the remainder goes to the last group */
+	CHECK_EQ(range(8, 806, 807), 7);
+	CHECK_EQ(range(3, 9, 10), 2);
+}
+
+static void test_range_edges(void)
+{
+	/* capacity 0 or below nr_channels: everything to 0 */
+	CHECK_EQ(range(8, 0, 0), 0);
+	CHECK_EQ(range(8, 12345, 0), 0);
+	CHECK_EQ(range(8, 5, 7), 0);
+	CHECK_EQ(range(8, T_U64_MAX, 7), 0);
+	/* exactly nr_channels sectors: one each */
+	CHECK_EQ(range(8, 5, 8), 5);
+	/* nr 0 and 1 */
+	CHECK_EQ(range(0, 5, 800), 0);
+	CHECK_EQ(range(1, 799, 800), 0);
+	CHECK_EQ(range(1, T_U64_MAX, T_U64_MAX), 0);
+	/* huge capacity near 2^64 sectors */
+	CHECK_EQ(range(8, T_U64_MAX, T_U64_MAX), 7);
+	CHECK_EQ(range(8, T_U64_MAX / 8 - 1, T_U64_MAX), 0);
+	CHECK_EQ(range(8, T_U64_MAX / 8, T_U64_MAX), 1);
+	CHECK_EQ(range(8, T_U64_MAX - 1, T_U64_MAX - 1), 7);
+	CHECK_EQ(range(64, 1ULL << 63, T_U64_MAX), 32);
+	CHECK_EQ(range(AC_MAX_CHANNELS, T_U64_MAX, T_U64_MAX),
+		 AC_MAX_CHANNELS - 1);
+	/* nr above AC_MAX_CHANNELS still gives a value below nr */
+	CHECK(range(1000, T_U64_MAX, T_U64_MAX) < 1000);
+}
+
+static void test_stripe(void)
+{
+	/* stripe of 128 sectors (64 KiB) over 8 channels */
+	CHECK_EQ(stripe(8, 0, 128), 0);
+	CHECK_EQ(stripe(8, 127, 128), 0);
+	CHECK_EQ(stripe(8, 128, 128), 1);
+	CHECK_EQ(stripe(8, 128 * 7, 128), 7);
+	CHECK_EQ(stripe(8, 128 * 8, 128), 0);
+	CHECK_EQ(stripe(8, 128 * 8 + 300, 128), 2);
+	/* stripe 0 is treated as 1 */
+	CHECK_EQ(stripe(8, 0, 0), 0);
+	CHECK_EQ(stripe(8, 13, 0), 5);
+	CHECK_EQ(stripe(8, 13, 1), 5);
+	/* nr 0 and 1; the capacity plays no part */
+	CHECK_EQ(stripe(0, 13, 4), 0);
+	CHECK_EQ(stripe(1, 13, 4), 0);
+	CHECK_EQ(ac_map_sector(AC_MAP_STRIPE, 8, 9, 5, 1), 1);
+	/* huge values */
+	CHECK_EQ(stripe(8, T_U64_MAX, 1), 7);
+	CHECK_EQ(stripe(3, T_U64_MAX, 1), (u32)(T_U64_MAX % 3));
+	CHECK_EQ(stripe(7, T_U64_MAX, UINT32_MAX),
+		 (u32)((T_U64_MAX / UINT32_MAX) % 7));
+	CHECK_EQ(stripe(8, T_U64_MAX, UINT32_MAX),
+		 (u32)((T_U64_MAX / UINT32_MAX) % 8));
+}
+
+/* Pseudo-random sweep: the result is always below nr (and 0 for nr 0). */
+static void test_always_below_nr(void)
+{
+	static const u64 special[] = {
+		0, 1, 2, 7, 8, 63, 64, 65, 4095, (1ULL << 32) - 1, 1ULL << 32,
+		1ULL << 63, T_U64_MAX - 1, T_U64_MAX,
+	};
+	const int ns = (int)ARRAY_SIZE(special);
+	u64 x = 0x9e3779b97f4a7c15ULL;
+	int i, j, k;
+
+	for (i = 0; i < 200000; i++) {
+		u64 sector, capacity;
+		u32 nr, st, r;
+		int mapping;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sector = (i & 1) ? x : special[x % ns];
+		capacity = (i & 2) ? x >> (x % 64) : special[(x >> 8) % ns];
+		nr = (u32)((x >> 20) % (AC_MAX_CHANNELS + 2));
+		st = (i & 4) ? (u32)(x >> 32) : (u32)((x >> 40) % 3);
+		mapping = (i & 8) ? AC_MAP_STRIPE : AC_MAP_RANGE;
+		r = ac_map_sector(mapping, nr, sector, capacity, st);
+		CHECK_MSG(nr ? r < nr : r == 0,
+			  "mapping %d nr %u sector %llu cap %llu stripe %u -> %u",
+			  mapping, nr, (unsigned long long)sector,
+			  (unsigned long long)capacity, st, r);
+	}
+	/* range is monotonic in the sector */
+	for (j = 1; j <= AC_MAX_CHANNELS; j++) {
+		for (k = 0; k < ns; k++) {
+			u32 prev = 0;
+
+			for (i = 0; i < ns; i++) {
+				u32 r = range(j, special[i], special[k]);
+
+				CHECK(r >= prev);
+				prev = r;
+			}
+		}
+	}
+}
+
+const struct t_case t_map[] = {
+	{ "map/range_basic", test_range_basic },
+	{ "map/range_edges", test_range_edges },
+	{ "map/stripe", test_stripe },
+	{ "map/always_below_nr", test_always_below_nr },
+	{ NULL, NULL },
+};
