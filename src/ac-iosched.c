@@ -1,0 +1,914 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AC, the "Alleviate Conflict" I/O scheduler for SSDs.
+ *
+ * An SSD is many flash dies behind a few channels.  Two requests on the same
+ * channel serialize, a read behind a program on the same die waits for it,
+ * and writes are many times slower than reads.  AC splits the LBA space into
+ * nr_channels sub-groups (a contiguous range or a stripe per channel) and
+ * orders dispatch so that reads are spread over the channels and avoid the
+ * one being written, writes are batched one channel at a time, reads go
+ * before writes without starving them, and every request has a deadline.
+ *
+ * The decisions (read and write matrices, phases, batches, deadline order)
+ * are in ac-policy.c, plain C without kernel structures.  This file is the
+ * mechanism: it owns the requests, keeps them on four deadline FIFOs (one per
+ * type: sync/async read/write) and on sector-sorted trees (one per sub-group
+ * and type, the "sub-queues"), merges them, asks the policy what to dispatch
+ * and tells it what happened.  One spinlock per queue protects it all; the
+ * scheduler instance is queue-wide, like mq-deadline's.
+ */
+#include "ac-compat.h"
+
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/bio.h>
+#include <linux/jiffies.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/rbtree.h>
+#include <linux/sbitmap.h>
+#include <linux/slab.h>
+
+#include <trace/events/block.h>
+
+#include "block/elevator.h"
+#include "block/blk.h"
+#include "block/blk-mq.h"
+#include "block/blk-mq-debugfs.h"
+#include "block/blk-mq-sched.h"
+
+#include "ac-iosched.h"
+
+#if defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_DEPTH_UPDATED_Q)
+#error "q->async_depth without depth_updated(q): unknown kernel API"
+#endif
+
+/*
+ * Writes and async requests may take at most 3/4 of the scheduler tags, so
+ * that a flood of them (writeback, readahead) always leaves tags for sync
+ * reads, the requests someone is waiting for.  Kyber keeps the same share.
+ */
+#define AC_ASYNC_DEPTH_PERCENT	75
+
+/*
+ * What AC remembers about a request.  rq->elv.priv[0] holds flags,
+ * rq->elv.priv[1] the sub-group and type chosen at insert, so that removal
+ * and dispatch never recompute them: a device resized or a mapping changed
+ * in between cannot make them disagree with the lists the request is on.
+ */
+#define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted, once */
+#define AC_RQ_SORTED	BIT(1)	/* on a FIFO, a sub-queue and in the policy */
+
+#define AC_RQ_TYPE_BITS	2
+
+static inline unsigned long ac_rq_flags(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[0];
+}
+
+static inline void ac_rq_set_flags(struct request *rq, unsigned long flags)
+{
+	rq->elv.priv[0] = (void *)flags;
+}
+
+static inline u32 ac_rq_group(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1] >> AC_RQ_TYPE_BITS;
+}
+
+static inline enum ac_type ac_rq_type(struct request *rq)
+{
+	return (unsigned long)rq->elv.priv[1] & ((1UL << AC_RQ_TYPE_BITS) - 1);
+}
+
+static inline void ac_rq_set_place(struct request *rq, u32 group,
+				   enum ac_type type)
+{
+	rq->elv.priv[1] = (void *)(((unsigned long)group << AC_RQ_TYPE_BITS) |
+				   type);
+}
+
+const char *ac_type_name(enum ac_type type)
+{
+	static const char * const names[AC_NR_TYPES] = {
+		[AC_READ_SYNC]		= "read_sync",
+		[AC_READ_ASYNC]		= "read_async",
+		[AC_WRITE_SYNC]		= "write_sync",
+		[AC_WRITE_ASYNC]	= "write_async",
+	};
+
+	return type < AC_NR_TYPES ? names[type] : "?";
+}
+
+/* Sync vs async is the block layer's notion: reads, and REQ_SYNC/FUA writes. */
+static enum ac_type ac_type_of(blk_opf_t opf)
+{
+	bool sync = op_is_sync(opf);
+
+	if (op_is_write(opf))
+		return sync ? AC_WRITE_SYNC : AC_WRITE_ASYNC;
+	return sync ? AC_READ_SYNC : AC_READ_ASYNC;
+}
+
+static u64 ac_disk_capacity(struct ac_data *ad)
+{
+	return ad->q->disk ? get_capacity(ad->q->disk) : 0;
+}
+
+/* Sub-group of @pos under the current mapping, channels and capacity. */
+static u32 ac_group_of(struct ac_data *ad, sector_t pos)
+{
+	return ac_map_sector(ad->mapping, ad->nr_channels, pos, ad->capacity,
+			     ad->stripe_kb * 2);
+}
+
+/* Put @rq into sub-queue (@group, @type) and count it in the policy. */
+static void ac_subqueue_add(struct ac_data *ad, struct request *rq,
+			    u32 group, enum ac_type type)
+{
+	ac_rq_set_place(rq, group, type);
+	elv_rb_add(&ad->sort[group][type], rq);
+	ac_policy_add(&ad->policy, group, type);
+}
+
+/*
+ * Take a queued request off its FIFO, its sub-queue and the merge hash.  The
+ * caller tells the policy why it left (dispatched or merged).
+ */
+static void ac_unqueue(struct ac_data *ad, struct request *rq)
+{
+	struct request_queue *q = ad->q;
+
+	lockdep_assert_held(&ad->lock);
+
+	list_del_init(&rq->queuelist);
+	elv_rb_del(&ad->sort[ac_rq_group(rq)][ac_rq_type(rq)], rq);
+	elv_rqhash_del(q, rq);
+	if (q->last_merge == rq)
+		q->last_merge = NULL;
+	ac_rq_set_flags(rq, ac_rq_flags(rq) & ~AC_RQ_SORTED);
+	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
+}
+
+/*
+ * Recompute the sub-group of every queued request, after nr_channels, the
+ * mapping, the stripe or the capacity changed.  The FIFOs hold every queued
+ * request exactly once, so walking them rebuilds the sub-queues and the
+ * policy's counts from scratch: nothing is lost or counted twice.
+ */
+void ac_regroup(struct ac_data *ad)
+{
+	struct request *rq;
+	enum ac_type type;
+	u32 group;
+
+	lockdep_assert_held(&ad->lock);
+
+	for (group = 0; group < AC_MAX_CHANNELS; group++) {
+		for (type = 0; type < AC_NR_TYPES; type++) {
+			ad->sort[group][type] = RB_ROOT;
+			ad->last_pos[group][type] = 0;
+		}
+	}
+	ad->capacity = ac_disk_capacity(ad);
+	ac_policy_regroup(&ad->policy, ad->nr_channels);
+
+	for (type = 0; type < AC_NR_TYPES; type++) {
+		list_for_each_entry(rq, &ad->fifo[type], queuelist) {
+			WARN_ON_ONCE(ac_rq_type(rq) != type);
+			RB_CLEAR_NODE(&rq->rb_node);
+			ac_subqueue_add(ad, rq, ac_group_of(ad, blk_rq_pos(rq)),
+					type);
+		}
+	}
+	ad->stats.regroups++;
+}
+
+/*
+ * Queue @rq for AC's ordering: FIFO of its type with its deadline, sub-queue
+ * of its sub-group, merge hash.
+ */
+static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
+{
+	struct request_queue *q = ad->q;
+	enum ac_type type = ac_type_of(rq->cmd_flags);
+	u64 capacity = ac_disk_capacity(ad);
+
+	/*
+	 * A resized device moves the range boundaries: regroup what is queued
+	 * so that every request's sub-group follows the same capacity.
+	 */
+	if (unlikely(capacity != ad->capacity)) {
+		ad->stats.resizes++;
+		ac_regroup(ad);
+	}
+
+	ac_subqueue_add(ad, rq, ac_group_of(ad, blk_rq_pos(rq)), type);
+	rq->fifo_time = get_jiffies_64() +
+			msecs_to_jiffies(ad->expire_ms[type]);
+	list_add_tail(&rq->queuelist, &ad->fifo[type]);
+
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+	ac_rq_set_flags(rq, ac_rq_flags(rq) | AC_RQ_SORTED);
+	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted + 1);
+}
+
+static void ac_insert_request(struct ac_data *ad, struct request *rq,
+			      bool at_head, struct list_head *free)
+{
+	unsigned long flags = ac_rq_flags(rq);
+
+	lockdep_assert_held(&ad->lock);
+
+	/* A requeued request comes back here: count it once only. */
+	if (!(flags & AC_RQ_INSERTED)) {
+		ad->stats.inserted++;
+		ac_rq_set_flags(rq, flags | AC_RQ_INSERTED);
+	}
+	WARN_ON_ONCE(flags & AC_RQ_SORTED);
+
+	/*
+	 * Requests that must not be reordered go to the dispatch list:
+	 * at-head inserts (requeues, the data of PREFLUSH/FUA writes),
+	 * flushes and passthrough, which the core normally keeps from us.
+	 */
+	if (at_head || blk_rq_is_passthrough(rq) ||
+	    req_op(rq) == REQ_OP_FLUSH) {
+		trace_block_rq_insert(rq);
+		if (at_head)
+			list_add(&rq->queuelist, &ad->dispatch);
+		else
+			list_add_tail(&rq->queuelist, &ad->dispatch);
+		ad->stats.head_inserts++;
+		return;
+	}
+
+	if (blk_mq_sched_try_insert_merge(ad->q, rq, free))
+		return;
+
+	trace_block_rq_insert(rq);
+	ac_queue_sorted(ad, rq);
+}
+
+#ifdef AC_HAVE_INSERT_FLAGS
+static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
+			       struct list_head *list, blk_insert_t flags)
+{
+	bool at_head = flags & BLK_MQ_INSERT_AT_HEAD;
+#else
+static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
+			       struct list_head *list, bool at_head)
+{
+#endif
+	struct ac_data *ad = ac_queue_data(hctx->queue);
+	LIST_HEAD(free);
+
+	spin_lock(&ad->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		ac_insert_request(ad, rq, at_head, &free);
+	}
+	spin_unlock(&ad->lock);
+
+	/* Requests merged away at insert are freed outside the lock. */
+	while (!list_empty(&free)) {
+		struct request *rq = list_first_entry(&free, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		blk_mq_free_request(rq);
+	}
+}
+
+/*
+ * Next request of sub-queue (@group, @type) in C-SCAN order: the first at or
+ * after the last dispatched position, else wrap around to the lowest sector.
+ */
+static struct request *ac_subqueue_next(struct ac_data *ad, u32 group,
+					enum ac_type type)
+{
+	struct rb_root *root = &ad->sort[group][type];
+	sector_t from = ad->last_pos[group][type];
+	struct rb_node *node = root->rb_node;
+	struct request *best = NULL;
+
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) >= from) {
+			best = rq;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	if (!best && !RB_EMPTY_ROOT(root))
+		best = rb_entry_rq(rb_first(root));
+	return best;
+}
+
+static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
+{
+	return list_first_entry_or_null(&ad->fifo[type], struct request,
+					queuelist);
+}
+
+/*
+ * The policy and the lists disagree: a bug.  Rather than stall the queue,
+ * dispatch the request with the earliest deadline.
+ */
+static struct request *ac_fallback(struct ac_data *ad)
+{
+	struct request *best = NULL, *rq;
+	enum ac_type type;
+
+	for (type = 0; type < AC_NR_TYPES; type++) {
+		rq = ac_fifo_head(ad, type);
+		if (rq && (!best || time_before64(rq->fifo_time,
+						  best->fifo_time)))
+			best = rq;
+	}
+	return best;
+}
+
+static struct request *ac_dispatch_sorted(struct ac_data *ad)
+{
+	struct ac_fifo_heads heads = {};
+	struct request *rq = NULL;
+	struct ac_pick pick;
+	enum ac_type type;
+	bool expired;
+	u32 group;
+
+	lockdep_assert_held(&ad->lock);
+
+	if (!ad->nr_sorted)
+		return NULL;
+
+	for (type = 0; type < AC_NR_TYPES; type++) {
+		rq = ac_fifo_head(ad, type);
+		if (rq) {
+			heads.valid[type] = true;
+			heads.expire[type] = rq->fifo_time;
+		}
+	}
+
+	pick = ac_policy_pick(&ad->policy, &heads, get_jiffies_64());
+	switch (pick.kind) {
+	case AC_PICK_EXPIRED:
+		rq = pick.type < AC_NR_TYPES ? ac_fifo_head(ad, pick.type) : NULL;
+		break;
+	case AC_PICK_GROUP:
+		rq = NULL;
+		if (pick.group < AC_MAX_CHANNELS && pick.type < AC_NR_TYPES)
+			rq = ac_subqueue_next(ad, pick.group, pick.type);
+		break;
+	default:
+		rq = NULL;
+		break;
+	}
+	expired = pick.kind == AC_PICK_EXPIRED;
+
+	if (WARN_ONCE(!rq, "ac: policy pick %d/%d/%u found no request, %u queued\n",
+		      pick.kind, pick.type, pick.group, ad->nr_sorted)) {
+		rq = ac_fallback(ad);
+		expired = false;
+	}
+
+	/* Account with what was stored at insert, whatever was picked. */
+	group = ac_rq_group(rq);
+	type = ac_rq_type(rq);
+	ad->last_pos[group][type] = blk_rq_pos(rq);
+	ac_unqueue(ad, rq);
+	ac_policy_dispatched(&ad->policy, group, type, expired);
+	return rq;
+}
+
+/*
+ * Called for one hardware queue, but AC's state is queue-wide
+ * (QUEUE_FLAG_SQ_SCHED): the request returned may belong to another hctx.
+ */
+static struct request *ac_dispatch_request(struct blk_mq_hw_ctx *hctx)
+{
+	struct ac_data *ad = ac_queue_data(hctx->queue);
+	struct request *rq;
+
+	spin_lock(&ad->lock);
+	rq = list_first_entry_or_null(&ad->dispatch, struct request,
+				      queuelist);
+	if (rq) {
+		list_del_init(&rq->queuelist);
+		ad->stats.head_dispatched++;
+	} else {
+		rq = ac_dispatch_sorted(ad);
+	}
+	if (rq)
+		rq->rq_flags |= RQF_STARTED;
+	spin_unlock(&ad->lock);
+
+	return rq;
+}
+
+static bool ac_has_work(struct blk_mq_hw_ctx *hctx)
+{
+	struct ac_data *ad = ac_queue_data(hctx->queue);
+
+	return !list_empty_careful(&ad->dispatch) || READ_ONCE(ad->nr_sorted);
+}
+
+/* Merge @bio into a queued request; called before @bio gets a request. */
+static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
+			 unsigned int nr_segs)
+{
+	struct ac_data *ad = ac_queue_data(q);
+	struct request *free = NULL;
+	bool merged;
+
+	spin_lock(&ad->lock);
+	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	spin_unlock(&ad->lock);
+
+	if (free)
+		blk_mq_free_request(free);
+	return merged;
+}
+
+/*
+ * Front merge: a queued request that starts where @bio ends.  Back merges go
+ * through the core's hash.  A queued request's sub-group is always that of
+ * its current start sector (ac_request_merged() and ac_regroup() keep it so),
+ * hence the candidate can only be in the sub-group of the bio's end sector,
+ * in either sub-queue (sync or async) of the bio's direction.
+ */
+static int ac_request_merge(struct request_queue *q, struct request **merged,
+			    struct bio *bio)
+{
+	struct ac_data *ad = ac_queue_data(q);
+	sector_t end = bio_end_sector(bio);
+	enum ac_type types[2];
+	struct request *rq;
+	u32 group;
+	int i;
+
+	lockdep_assert_held(&ad->lock);
+
+	group = ac_group_of(ad, end);
+	types[0] = ac_type_of(bio->bi_opf);
+	if (op_is_write(bio->bi_opf))
+		types[1] = types[0] == AC_WRITE_SYNC ? AC_WRITE_ASYNC : AC_WRITE_SYNC;
+	else
+		types[1] = types[0] == AC_READ_SYNC ? AC_READ_ASYNC : AC_READ_SYNC;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		rq = elv_rb_find(&ad->sort[group][types[i]], end);
+		if (rq && elv_bio_merge_ok(rq, bio)) {
+			*merged = rq;
+			if (blk_discard_mergable(rq))
+				return ELEVATOR_DISCARD_MERGE;
+			return ELEVATOR_FRONT_MERGE;
+		}
+	}
+	return ELEVATOR_NO_MERGE;
+}
+
+/*
+ * A bio was merged into @rq.  After a front merge @rq starts earlier: move it
+ * in its tree, and to the sub-group of its new start if that changed.
+ */
+static void ac_request_merged(struct request_queue *q, struct request *rq,
+			      enum elv_merge kind)
+{
+	struct ac_data *ad = ac_queue_data(q);
+	enum ac_type type = ac_rq_type(rq);
+	u32 group = ac_rq_group(rq);
+	u32 new_group;
+
+	lockdep_assert_held(&ad->lock);
+
+	if (kind != ELEVATOR_FRONT_MERGE ||
+	    !(ac_rq_flags(rq) & AC_RQ_SORTED))
+		return;
+
+	ad->stats.front_merges++;
+	elv_rb_del(&ad->sort[group][type], rq);
+	new_group = ac_group_of(ad, blk_rq_pos(rq));
+	if (new_group != group) {
+		ac_policy_remove(&ad->policy, group, type);
+		ac_subqueue_add(ad, rq, new_group, type);
+	} else {
+		elv_rb_add(&ad->sort[group][type], rq);
+	}
+}
+
+/*
+ * @next was merged into @rq and will be freed.  @rq keeps the earlier of the
+ * two deadlines: if @next expires first, @rq takes its place in the FIFOs and
+ * its deadline, and with them its type (a sync request merged into an async
+ * one makes the result sync), so that each FIFO only holds its own type.
+ * @next may never have been queued (merged at insert): then only @rq counts.
+ */
+static void ac_requests_merged(struct request_queue *q, struct request *rq,
+			       struct request *next)
+{
+	struct ac_data *ad = ac_queue_data(q);
+	bool rq_queued = ac_rq_flags(rq) & AC_RQ_SORTED;
+	bool next_queued = ac_rq_flags(next) & AC_RQ_SORTED;
+
+	lockdep_assert_held(&ad->lock);
+
+	ad->stats.merged++;
+
+	if (rq_queued && next_queued &&
+	    time_before64(next->fifo_time, rq->fifo_time)) {
+		enum ac_type type = ac_rq_type(rq);
+		enum ac_type next_type = ac_rq_type(next);
+
+		if (next_type != type) {
+			u32 group = ac_rq_group(rq);
+
+			elv_rb_del(&ad->sort[group][type], rq);
+			ac_policy_remove(&ad->policy, group, type);
+			ac_subqueue_add(ad, rq, group, next_type);
+			ad->stats.retyped++;
+		}
+		list_move(&rq->queuelist, &next->queuelist);
+		rq->fifo_time = next->fifo_time;
+	}
+
+	if (next_queued) {
+		u32 group = ac_rq_group(next);
+		enum ac_type type = ac_rq_type(next);
+
+		ac_unqueue(ad, next);
+		ac_policy_remove(&ad->policy, group, type);
+	}
+}
+
+static void ac_prepare_request(struct request *rq)
+{
+	rq->elv.priv[0] = NULL;
+	rq->elv.priv[1] = NULL;
+}
+
+/*
+ * Called when a request is freed, possibly from interrupt context, without
+ * the lock.  The core also calls it for requests that never reached
+ * ac_insert_requests() (they bypassed the scheduler), and after a merge
+ * rq->bio may be NULL: only our own flag is looked at.
+ */
+static void ac_finish_request(struct request *rq)
+{
+	struct ac_data *ad = ac_queue_data(rq->q);
+
+	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
+		atomic64_inc(&ad->completed);
+		ac_rq_set_flags(rq, 0);
+	}
+}
+
+/*
+ * The driver gives back a request we dispatched; it will be inserted again
+ * at head.  It is on none of our lists, and its insert count stays.
+ */
+static void ac_requeue_request(struct request *rq)
+{
+	struct ac_data *ad = ac_queue_data(rq->q);
+
+	WARN_ON_ONCE(ac_rq_flags(rq) & AC_RQ_SORTED);
+	atomic64_inc(&ad->requeued);
+}
+
+static bool ac_op_is_sync_read(blk_opf_t opf)
+{
+	return op_is_sync(opf) && !op_is_write(opf);
+}
+
+#ifdef AC_HAVE_Q_ASYNC_DEPTH
+/*
+ * The queue has its own async_depth (/sys/block/<dev>/queue/async_depth), a
+ * whole-bitmap request count: init_sched sets it to our share.
+ */
+static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	if (!ac_op_is_sync_read(opf))
+		data->shallow_depth = data->q->async_depth;
+}
+
+static void ac_depth_updated(struct request_queue *q)
+{
+	blk_mq_set_min_shallow_depth(q, q->async_depth);
+}
+
+static void ac_init_depth(struct request_queue *q)
+{
+	q->async_depth = max(q->nr_requests * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
+	ac_depth_updated(q);
+}
+#else
+/*
+ * Before q->async_depth, the scheduler sets data->shallow_depth itself, and
+ * its meaning changed: it was a limit per sbitmap word (1 << sb.shift bits),
+ * then became a limit on the whole bitmap ("lib/sbitmap: convert
+ * shallow_depth from one word to the whole sbitmap", 6.17).  That change was
+ * backported to stable kernels without any change to a prototype or a
+ * structure (Debian's 6.12.95 has it), so no compile probe can see it:
+ * blk_mq_set_min_shallow_depth() marks it only where it came with the
+ * change.  Elsewhere module init measures it on a private sbitmap_queue.
+ */
+#ifdef AC_HAVE_BLK_MQ_SET_MIN_SHALLOW_DEPTH
+static const bool ac_shallow_per_word;
+#else
+static bool ac_shallow_per_word __read_mostly;
+
+static int __init ac_detect_shallow_semantics(void)
+{
+	/* 4 words of 16 bits, at most 2 bits each or 2 bits in all. */
+	const unsigned int depth = 64, shift = 4, shallow = 2;
+	struct sbitmap_queue sbq;
+	unsigned int got = 0;
+	int ret;
+
+	ret = sbitmap_queue_init_node(&sbq, depth, shift, false, GFP_KERNEL,
+				      NUMA_NO_NODE);
+	if (ret)
+		return ret;
+	sbitmap_queue_min_shallow_depth(&sbq, shallow);
+	while (got < depth && sbitmap_queue_get_shallow(&sbq, shallow) >= 0)
+		got++;
+	sbitmap_queue_free(&sbq);
+
+	ac_shallow_per_word = got > shallow;
+	pr_debug("ac: shallow_depth limits %s\n",
+		 ac_shallow_per_word ? "each sbitmap word" : "the whole bitmap");
+	return 0;
+}
+#endif
+
+/* The shallow_depth that gives async requests their share of @bt. */
+static unsigned int ac_async_shallow_depth(struct sbitmap_queue *bt)
+{
+	unsigned int bits = ac_shallow_per_word ? 1U << bt->sb.shift :
+						  bt->sb.depth;
+
+	return max(bits * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
+}
+
+/*
+ * Computed at each allocation from the tags themselves: they are always
+ * current, whereas q->nr_requests is updated only after depth_updated().
+ */
+static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
+{
+	if (!ac_op_is_sync_read(opf))
+		data->shallow_depth =
+			ac_async_shallow_depth(&data->hctx->sched_tags->bitmap_tags);
+}
+
+static void ac_hctx_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	struct sbitmap_queue *bt;
+
+	if (!hctx->sched_tags)
+		return;
+	bt = &hctx->sched_tags->bitmap_tags;
+	sbitmap_queue_min_shallow_depth(bt, ac_async_shallow_depth(bt));
+}
+
+#ifdef AC_HAVE_DEPTH_UPDATED_Q
+static void ac_depth_updated(struct request_queue *q)
+{
+	struct blk_mq_hw_ctx *hctx;
+	unsigned long i;
+
+	queue_for_each_hw_ctx(q, hctx, i)
+		ac_hctx_depth_updated(hctx);
+}
+
+static void ac_init_depth(struct request_queue *q)
+{
+	ac_depth_updated(q);
+}
+#else
+static void ac_depth_updated(struct blk_mq_hw_ctx *hctx)
+{
+	ac_hctx_depth_updated(hctx);
+}
+
+/* Called by blk_mq_init_sched() after init_sched, once the tags exist. */
+static int ac_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
+{
+	ac_hctx_depth_updated(hctx);
+	return 0;
+}
+
+static void ac_init_depth(struct request_queue *q)
+{
+}
+#endif /* AC_HAVE_DEPTH_UPDATED_Q */
+#endif /* AC_HAVE_Q_ASYNC_DEPTH */
+
+static struct ac_data *ac_data_alloc(struct request_queue *q)
+{
+	struct ac_data *ad;
+	enum ac_type type;
+	u32 group;
+
+	ad = kzalloc_node(sizeof(*ad), GFP_KERNEL, q->node);
+	if (!ad)
+		return NULL;
+
+	spin_lock_init(&ad->lock);
+	ad->q = q;
+	INIT_LIST_HEAD(&ad->dispatch);
+	for (type = 0; type < AC_NR_TYPES; type++)
+		INIT_LIST_HEAD(&ad->fifo[type]);
+	for (group = 0; group < AC_MAX_CHANNELS; group++)
+		for (type = 0; type < AC_NR_TYPES; type++)
+			ad->sort[group][type] = RB_ROOT;
+	atomic64_set(&ad->completed, 0);
+	atomic64_set(&ad->requeued, 0);
+
+	ac_policy_init(&ad->policy, 1);
+	/* The sysfs table holds the defaults, the policy's tunables too. */
+	ac_tunables_init(ad);
+	ac_policy_regroup(&ad->policy, ad->nr_channels);
+	ad->capacity = ac_disk_capacity(ad);
+	return ad;
+}
+
+/* What every kernel's init_sched does once the data exists. */
+static void ac_attach(struct request_queue *q, struct elevator_queue *eq,
+		      struct ac_data *ad)
+{
+	eq->elevator_data = ad;
+	/* One instance for the whole queue: dispatch from any hctx. */
+	blk_queue_flag_set(QUEUE_FLAG_SQ_SCHED, q);
+	q->elevator = eq;
+	ac_init_depth(q);
+}
+
+#ifdef AC_HAVE_ALLOC_SCHED_DATA
+/*
+ * The core allocates the scheduler data before freezing the queue and hands
+ * it to init_sched through eq->elevator_data; it frees it with
+ * ac_free_sched_data() after exit_sched, or if the switch fails.
+ */
+static void *ac_alloc_sched_data(struct request_queue *q)
+{
+	return ac_data_alloc(q);
+}
+
+static void ac_free_sched_data(void *data)
+{
+	kfree(data);
+}
+
+static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
+{
+	struct ac_data *ad = eq->elevator_data;
+
+	if (WARN_ON_ONCE(!ad))
+		return -ENOMEM;
+	ac_attach(q, eq, ad);
+	return 0;
+}
+#elif defined(AC_HAVE_INIT_SCHED_EQ)
+/* The core allocates the elevator_queue; init_sched runs frozen. */
+static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
+{
+	struct ac_data *ad = ac_data_alloc(q);
+
+	if (!ad)
+		return -ENOMEM;
+	ac_attach(q, eq, ad);
+	return 0;
+}
+#else
+static int ac_init_sched(struct request_queue *q, struct elevator_type *e)
+{
+	struct elevator_queue *eq;
+	struct ac_data *ad;
+
+	eq = elevator_alloc(q, e);
+	if (!eq)
+		return -ENOMEM;
+
+	ad = ac_data_alloc(q);
+	if (!ad) {
+		kobject_put(&eq->kobj);
+		return -ENOMEM;
+	}
+	ac_attach(q, eq, ad);
+	return 0;
+}
+#endif
+
+/*
+ * The queue is frozen and quiesced: every request we were given has been
+ * dispatched and freed.  Check that the lists, trees and counts agree.
+ */
+static void ac_exit_sched(struct elevator_queue *e)
+{
+	struct ac_data *ad = e->elevator_data;
+	u64 inserted, completed;
+	enum ac_type type;
+	u32 group, queued, sorted;
+
+	spin_lock(&ad->lock);
+	WARN_ON_ONCE(!list_empty(&ad->dispatch));
+	for (type = 0; type < AC_NR_TYPES; type++)
+		WARN_ON_ONCE(!list_empty(&ad->fifo[type]));
+	for (group = 0; group < AC_MAX_CHANNELS; group++)
+		for (type = 0; type < AC_NR_TYPES; type++)
+			WARN_ON_ONCE(!RB_EMPTY_ROOT(&ad->sort[group][type]));
+	queued = ac_policy_queued(&ad->policy);
+	sorted = ad->nr_sorted;
+	inserted = ad->stats.inserted;
+	spin_unlock(&ad->lock);
+	completed = atomic64_read(&ad->completed);
+
+	WARN_ONCE(queued || sorted || inserted != completed,
+		  "ac: at exit %u queued in the policy, %u sorted, %llu inserted, %llu completed\n",
+		  queued, sorted, inserted, completed);
+
+#ifndef AC_HAVE_ALLOC_SCHED_DATA
+	kfree(ad);
+#endif
+}
+
+static struct elevator_type ac_iosched = {
+	.ops = {
+#ifdef AC_HAVE_ALLOC_SCHED_DATA
+		.alloc_sched_data	= ac_alloc_sched_data,
+		.free_sched_data	= ac_free_sched_data,
+#endif
+		.init_sched		= ac_init_sched,
+		.exit_sched		= ac_exit_sched,
+#if !defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_DEPTH_UPDATED_Q)
+		.init_hctx		= ac_init_hctx,
+#endif
+		.depth_updated		= ac_depth_updated,
+		.limit_depth		= ac_limit_depth,
+		.insert_requests	= ac_insert_requests,
+		.dispatch_request	= ac_dispatch_request,
+		.has_work		= ac_has_work,
+		.prepare_request	= ac_prepare_request,
+		.finish_request		= ac_finish_request,
+		.requeue_request	= ac_requeue_request,
+		.bio_merge		= ac_bio_merge,
+		.request_merge		= ac_request_merge,
+		.request_merged		= ac_request_merged,
+		.requests_merged	= ac_requests_merged,
+		.next_request		= elv_rb_latter_request,
+		.former_request		= elv_rb_former_request,
+	},
+#ifdef CONFIG_BLK_DEBUG_FS
+	.queue_debugfs_attrs	= ac_debugfs_attrs,
+#endif
+	.elevator_attrs		= ac_sysfs_attrs,
+	.elevator_name		= "ac",
+	.elevator_owner		= THIS_MODULE,
+	/*
+	 * Zoned devices.  Where elevator_type has elevator_features (until
+	 * 6.10), a zoned device sets ELEVATOR_F_ZBD_SEQ_WRITE in
+	 * q->required_elevator_features and accepts only a scheduler that
+	 * declares it and write-locks zones (mq-deadline).  AC declares no
+	 * feature, so elevator_find() never matches "ac" on such a queue:
+	 * "echo ac > .../scheduler" fails with EINVAL and the scheduler file
+	 * does not list ac.  From 6.10 the block layer plugs zone writes
+	 * itself and any scheduler may run on a zoned device.
+	 */
+};
+MODULE_ALIAS("ac-iosched");
+
+static int __init ac_init(void)
+{
+#if !defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_BLK_MQ_SET_MIN_SHALLOW_DEPTH)
+	int ret = ac_detect_shallow_semantics();
+
+	if (ret)
+		return ret;
+#endif
+	BUILD_BUG_ON(AC_NR_TYPES > (1 << AC_RQ_TYPE_BITS));
+	return elv_register(&ac_iosched);
+}
+
+static void __exit ac_exit(void)
+{
+	elv_unregister(&ac_iosched);
+}
+
+module_init(ac_init);
+module_exit(ac_exit);
+
+MODULE_AUTHOR("ac-iosched developers");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("AC (Alleviate Conflict) I/O scheduler for SSDs");

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * AC I/O scheduler: the per-queue state shared by the elevator glue
+ * (ac-iosched.c), the tunables (sysfs.c) and the debugfs view (debugfs.c).
+ *
+ * Every field below is protected by ac_data.lock unless its comment says
+ * otherwise.
+ */
+#ifndef AC_IOSCHED_H
+#define AC_IOSCHED_H
+
+#include "ac-compat.h"
+
+#include <linux/atomic.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/rbtree.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "block/elevator.h"
+#include "block/blk-mq-debugfs.h"
+
+#include "ac-policy.h"
+
+/* Counters of the glue; the policy keeps its own in ac_policy.stats. */
+struct ac_counters {
+	u64 inserted;		/* requests seen by insert, each counted once */
+	u64 head_inserts;	/* inserts that went to the dispatch list */
+	u64 head_dispatched;	/* dispatches from the dispatch list */
+	u64 merged;		/* requests merged into another one */
+	u64 front_merges;	/* bios merged at the front of a request */
+	u64 retyped;		/* merged requests that took the other's type */
+	u64 regroups;		/* sub-groups recomputed for all queued requests */
+	u64 resizes;		/* device capacity changes seen at insert */
+};
+
+struct ac_data {
+	spinlock_t lock;		/* protects all of ac_data unless noted */
+	struct request_queue *q;
+
+	/* Matrices, phases and batches: what to dispatch next. */
+	struct ac_policy policy;
+
+	/*
+	 * Every queued ("sorted") request is on exactly one deadline FIFO,
+	 * the one of its type, in arrival order (rq->queuelist), and in the
+	 * sector-sorted tree of its sub-queue (rq->rb_node).
+	 */
+	struct list_head fifo[AC_NR_TYPES];
+	struct rb_root sort[AC_MAX_CHANNELS][AC_NR_TYPES];
+	/* Start of the last request dispatched from each sub-queue (C-SCAN). */
+	sector_t last_pos[AC_MAX_CHANNELS][AC_NR_TYPES];
+
+	/*
+	 * Requests that are not reordered: inserted at head (requeues
+	 * included), flushes and passthrough.  Served before everything else.
+	 */
+	struct list_head dispatch;
+
+	/* Requests on the FIFOs; has_work() reads it without the lock. */
+	unsigned int nr_sorted;
+
+	/* Capacity, in sectors, the sub-groups were computed for. */
+	u64 capacity;
+
+	/*
+	 * Tunables (sysfs.c).  Written under the lock; read without it only
+	 * where a torn or stale value is harmless.  nr_channels, fifo_batch,
+	 * writes_starved and write_batch of the policy are tunables too.
+	 */
+	u32 expire_ms[AC_NR_TYPES];
+	u32 nr_channels;
+	u32 mapping;		/* enum ac_mapping */
+	u32 stripe_kb;
+
+	struct ac_counters stats;
+	atomic64_t completed;	/* inserted requests freed; no lock */
+	atomic64_t requeued;	/* requeue_request() calls; no lock */
+};
+
+static inline struct ac_data *ac_queue_data(struct request_queue *q)
+{
+	return q->elevator->elevator_data;
+}
+
+const char *ac_type_name(enum ac_type type);
+
+/* ac-iosched.c: recompute every queued request's sub-group (lock held). */
+void ac_regroup(struct ac_data *ad);
+
+/* sysfs.c */
+#ifdef AC_HAVE_CONST_ATTRS
+extern const struct elv_fs_entry ac_sysfs_attrs[];
+#else
+extern struct elv_fs_entry ac_sysfs_attrs[];
+#endif
+void ac_tunables_init(struct ac_data *ad);
+
+/* debugfs.c */
+#ifdef CONFIG_BLK_DEBUG_FS
+extern const struct blk_mq_debugfs_attr ac_debugfs_attrs[];
+#endif
+
+#endif /* AC_IOSCHED_H */
