@@ -17,7 +17,7 @@ GENERATED := $(TOP)/compat/generated/ac-compat.h
 # Resolved once per make run; an empty result stops with ac-ksrc's message.
 AC_KSRC = $(shell $(TOP)/scripts/ac-ksrc '$(KDIR)' '$(KSRC)' || echo __ERROR__)
 
-.PHONY: all modules probe clean unit lint checkpatch sparse check install \
+.PHONY: all modules probe clean unit lint checkpatch sparse check install dkms-test \
 	uninstall install-udev install-modprobe help
 
 all: modules
@@ -77,3 +77,7 @@ install-udev:
 
 install-modprobe:
 	install -D -m 644 $(TOP)/packaging/ac-iosched.conf /etc/modprobe.d/ac-iosched.conf
+
+# dkms add/build/install of this tree in private trees (tests, CI).
+dkms-test:
+	@$(TOP)/scripts/ac-dkms-test '$(KDIR)' '$(KSRC)'

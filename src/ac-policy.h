@@ -23,12 +23,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int64_t s64;
+#include "ac-user-types.h"	/* tests/unit: the kernel's u8..s64 in user space */
 #endif
 
 /* Upper bound of nr_channels: the sub-group array is fixed in size. */
