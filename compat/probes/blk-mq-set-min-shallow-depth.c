@@ -8,6 +8,8 @@
 #include "block/blk-mq.h"
 #include "block/blk-mq-sched.h"
 
+void ac_probe(struct request_queue *q);
+
 void ac_probe(struct request_queue *q)
 {
 	blk_mq_set_min_shallow_depth(q, 1);

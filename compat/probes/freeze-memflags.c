@@ -5,6 +5,8 @@
  */
 #include <linux/blk-mq.h>
 
+void ac_probe(struct request_queue *q);
+
 void ac_probe(struct request_queue *q)
 {
 	unsigned int memflags = blk_mq_freeze_queue(q);

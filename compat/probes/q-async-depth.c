@@ -5,6 +5,8 @@
  */
 #include <linux/blkdev.h>
 
+unsigned int ac_probe(struct request_queue *q);
+
 unsigned int ac_probe(struct request_queue *q)
 {
 	return q->async_depth;
