@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Helpers for the AC scheduler's guest tests: load and unload the module,
+its tunables (defaults and ranges, as src/sysfs.c declares them), its debugfs
+state, module autoloading, and verified fio loads."""
+
+import contextlib
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import (insmod, module_loaded, module_path, read, rmmod,
+                      set_scheduler, sh, write)
+
+MODULE = "ac_iosched"
+KO = "ac-iosched.ko"
+
+# name: (default, min, max), as in src/sysfs.c
+NUMERIC_TUNABLES = {
+    "read_sync_expire": (500, 1, 3600000),
+    "read_async_expire": (4000, 1, 3600000),
+    "write_sync_expire": (2000, 1, 3600000),
+    "write_async_expire": (16000, 1, 3600000),
+    "fifo_batch": (16, 1, 4096),
+    "writes_starved": (2, 1, 1024),
+    "write_batch": (16, 1, 4096),
+    "nr_channels": (8, 1, 64),
+    "stripe_kb": (64, 1, 1048576),
+}
+MAPPINGS = ["range", "stripe"]
+TUNABLES = sorted(list(NUMERIC_TUNABLES) + ["mapping"])
+
+TYPES = ["read_sync", "read_async", "write_sync", "write_async"]
+
+
+def disk(dev):
+    return os.path.basename(dev)
+
+
+def load():
+    if not module_loaded(MODULE):
+        insmod(KO)
+
+
+def unload(check=True):
+    return rmmod(MODULE, check=check)
+
+
+def iosched_dir(dev):
+    return "/sys/block/%s/queue/iosched" % disk(dev)
+
+
+def tunable(dev, name):
+    return read(os.path.join(iosched_dir(dev), name))
+
+
+def set_tunable(dev, name, value):
+    """Write @value (no newline added); return 0 or the errno."""
+    return write(os.path.join(iosched_dir(dev), name), str(value))
+
+
+def active_mapping(text):
+    """'[range] stripe' -> 'range'."""
+    words = [w.strip("[]") for w in text.split() if w.startswith("[")]
+    assert len(words) == 1, "no single active word in %r" % text
+    return words[0]
+
+
+def debugfs_dir(dev):
+    return "/sys/kernel/debug/block/%s/sched" % disk(dev)
+
+
+def debugfs_pairs(dev, name):
+    """A debugfs file of 'key value' lines as a dict (ints where possible)."""
+    out = {}
+    for line in read(os.path.join(debugfs_dir(dev), name)).splitlines():
+        key, _, val = line.partition(" ")
+        try:
+            out[key] = int(val)
+        except ValueError:
+            out[key] = val
+    return out
+
+
+def stats(dev):
+    return debugfs_pairs(dev, "stats")
+
+
+def state(dev):
+    return debugfs_pairs(dev, "state")
+
+
+def assert_idle_and_balanced(dev):
+    """With no I/O in flight: nothing queued anywhere, and every request
+    the scheduler was given has been freed exactly once."""
+    st = state(dev)
+    assert st["sorted"] == 0, st
+    for t in TYPES:
+        assert st["queued_" + t] == 0, st
+    s = stats(dev)
+    assert s["inserted"] == s["completed"], s
+    for line in read(os.path.join(debugfs_dir(dev), "channels")).splitlines():
+        f = line.split()
+        assert f[2:4] == ["0", "0"] and f[4] == "ZERO", line
+        assert f[6:8] == ["0", "0"] and f[8] == "ZERO", line
+
+
+def ac_device(make_null_blk, **params):
+    """A null_blk device with AC selected (module loaded if needed)."""
+    load()
+    dev = make_null_blk(**params)
+    set_scheduler(dev, "ac")
+    return dev
+
+
+@contextlib.contextmanager
+def module_autoload(ko_rel=KO):
+    """Let the kernel's request_module("ac-iosched") find our module.
+
+    The guest's /lib/modules is read-only, so a private module root with
+    only our module (and its depmod data) is made in /tmp, and the kernel's
+    modprobe helper becomes a wrapper that tries that root first."""
+    krel = os.uname().release
+    root = "/tmp/ac-modroot"
+    moddir = os.path.join(root, "lib/modules", krel, "extra")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(moddir)
+    shutil.copy(module_path(ko_rel), moddir)
+    sh("depmod -b %s %s" % (root, krel))
+    modprobe = sh("command -v modprobe").stdout.strip()
+    wrapper = "/tmp/ac-modprobe"
+    with open(wrapper, "w") as f:
+        f.write("#!/bin/sh\n%s -d %s \"$@\" 2>/dev/null || exec %s \"$@\"\n"
+                % (modprobe, root, modprobe))
+    os.chmod(wrapper, 0o755)
+    old = read("/proc/sys/kernel/modprobe")
+    assert write("/proc/sys/kernel/modprobe", wrapper) == 0
+    try:
+        yield root
+    finally:
+        write("/proc/sys/kernel/modprobe", old)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+FIO_VERIFY = ("--verify=crc32c --verify_fatal=1 --do_verify=1"
+              " --verify_backlog=128 --verify_state_save=0")
+
+
+def fio_cmd(dev, rw, runtime=3, size="64m", bs="4k", iodepth=16, direct=1,
+            extra="", name="ac"):
+    """A time-based, verified fio job line (for fio() or a background run)."""
+    return ("--name=%s --filename=%s --direct=%d --ioengine=libaio"
+            " --iodepth=%d --rw=%s --bs=%s --size=%s --time_based"
+            " --runtime=%d %s %s" % (name, dev, direct, iodepth, rw, bs, size,
+                                      runtime, FIO_VERIFY, extra))
+
+
+def fio_background(dev, rw, runtime, **kw):
+    """Start a verified fio job; returns the Popen (stdout: JSON)."""
+    cmd = "fio --output-format=json " + fio_cmd(dev, rw, runtime=runtime, **kw)
+    return subprocess.Popen(cmd, shell=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def fio_wait(proc, timeout=300):
+    out, err = proc.communicate(timeout=timeout)
+    if proc.returncode != 0:
+        pytest.fail("fio failed (%d):\n%s\n%s" % (proc.returncode, out[-2000:],
+                                                  err[-2000:]))
+    return out
