@@ -218,37 +218,62 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted + 1);
 }
 
+static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
+				 bool at_head)
+{
+	trace_block_rq_insert(rq);
+	if (at_head)
+		list_add(&rq->queuelist, &ad->dispatch);
+	else
+		list_add_tail(&rq->queuelist, &ad->dispatch);
+	ad->stats.head_inserts++;
+}
+
 static void ac_insert_request(struct ac_data *ad, struct request *rq,
 			      bool at_head, struct list_head *free)
 {
-	unsigned long flags = ac_rq_flags(rq);
+	unsigned long flags;
 
 	lockdep_assert_held(&ad->lock);
 
+	/*
+	 * Flushes and passthrough bypass the scheduler (the core keeps them
+	 * from us); if one comes anyway, pass it on untouched: it was never
+	 * prepared, will never be finished through us, and on some kernels
+	 * the flush machinery shares rq->elv.
+	 */
+	if (blk_rq_is_passthrough(rq) || req_op(rq) == REQ_OP_FLUSH) {
+		ac_dispatch_list_add(ad, rq, at_head);
+		return;
+	}
+
 	/* A requeued request comes back here: count it once only. */
+	flags = ac_rq_flags(rq);
 	if (!(flags & AC_RQ_INSERTED)) {
 		ad->stats.inserted++;
 		ac_rq_set_flags(rq, flags | AC_RQ_INSERTED);
 	}
-	WARN_ON_ONCE(flags & AC_RQ_SORTED);
+	/* Already on our lists: inserting again would corrupt them. */
+	if (WARN_ON_ONCE(flags & AC_RQ_SORTED))
+		return;
 
 	/*
-	 * Requests that must not be reordered go to the dispatch list:
-	 * at-head inserts (requeues, the data of PREFLUSH/FUA writes),
-	 * flushes and passthrough, which the core normally keeps from us.
+	 * At-head inserts (requeues, the data of PREFLUSH/FUA writes) must
+	 * not be reordered: they go to the dispatch list.
 	 */
-	if (at_head || blk_rq_is_passthrough(rq) ||
-	    req_op(rq) == REQ_OP_FLUSH) {
-		trace_block_rq_insert(rq);
-		if (at_head)
-			list_add(&rq->queuelist, &ad->dispatch);
-		else
-			list_add_tail(&rq->queuelist, &ad->dispatch);
-		ad->stats.head_inserts++;
+	if (at_head) {
+		ac_dispatch_list_add(ad, rq, true);
 		return;
 	}
 
-	if (blk_mq_sched_try_insert_merge(ad->q, rq, free))
+	/*
+	 * Merge with queued requests.  Not for multi-range discards: when
+	 * one of those absorbs a queued request the core skips
+	 * requests_merged() (see attempt_merge()), so the queued request
+	 * would be freed while still on our lists.  Their bios still merge.
+	 */
+	if (!blk_discard_mergable(rq) &&
+	    blk_mq_sched_try_insert_merge(ad->q, rq, free))
 		return;
 
 	trace_block_rq_insert(rq);
@@ -607,6 +632,12 @@ static void ac_depth_updated(struct request_queue *q)
 	blk_mq_set_min_shallow_depth(q, q->async_depth);
 }
 
+unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
+{
+	*mode = "queue";
+	return READ_ONCE(ad->q->async_depth);
+}
+
 static void ac_init_depth(struct request_queue *q)
 {
 	q->async_depth = max(q->nr_requests * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
@@ -672,14 +703,25 @@ static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
 			ac_async_shallow_depth(&data->hctx->sched_tags->bitmap_tags);
 }
 
+unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
+{
+	*mode = ac_shallow_per_word ? "word" : "bitmap";
+	return READ_ONCE(ad->async_depth);
+}
+
 static void ac_hctx_depth_updated(struct blk_mq_hw_ctx *hctx)
 {
+	struct ac_data *ad = ac_queue_data(hctx->queue);
 	struct sbitmap_queue *bt;
+	unsigned int depth;
 
 	if (!hctx->sched_tags)
 		return;
 	bt = &hctx->sched_tags->bitmap_tags;
-	sbitmap_queue_min_shallow_depth(bt, ac_async_shallow_depth(bt));
+	depth = ac_async_shallow_depth(bt);
+	sbitmap_queue_min_shallow_depth(bt, depth);
+	/* For debugfs, which must not look at tags that may be replaced. */
+	WRITE_ONCE(ad->async_depth, depth);
 }
 
 #ifdef AC_HAVE_DEPTH_UPDATED_Q

@@ -74,6 +74,9 @@ struct ac_data {
 	u32 mapping;		/* enum ac_mapping */
 	u32 stripe_kb;
 
+	/* Async tag limit last set on an hctx (debugfs only); no lock. */
+	unsigned int async_depth;
+
 	struct ac_counters stats;
 	atomic64_t completed;	/* inserted requests freed; no lock */
 	atomic64_t requeued;	/* requeue_request() calls; no lock */
@@ -88,6 +91,12 @@ const char *ac_type_name(enum ac_type type);
 
 /* ac-iosched.c: recompute every queued request's sub-group (lock held). */
 void ac_regroup(struct ac_data *ad);
+/*
+ * The tag limit of async requests and writes, and what it limits: "queue"
+ * (q->async_depth), "bitmap" (shallow_depth counts the whole tag bitmap) or
+ * "word" (each sbitmap word); for one hctx where it depends on the tags.
+ */
+unsigned int ac_async_depth(struct ac_data *ad, const char **mode);
 
 /* sysfs.c */
 #ifdef AC_HAVE_CONST_ATTRS

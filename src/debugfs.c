@@ -86,7 +86,13 @@ static int ac_state_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
 	const struct ac_policy *p = &ad->policy;
+	const char *depth_mode;
+	unsigned int depth;
 	enum ac_type t;
+
+	depth = ac_async_depth(ad, &depth_mode);
+	seq_printf(m, "async_depth %u\n", depth);
+	seq_printf(m, "async_depth_limits %s\n", depth_mode);
 
 	spin_lock(&ad->lock);
 	seq_printf(m, "nr_channels %u\n", p->nr_channels);
