@@ -68,15 +68,15 @@ const char *ssdsim_params_check(const struct ssdsim_params *p)
 		return "page_kb must be a power of two, 1..256 (KiB)";
 	if (p->page_kb * 1024 < p->logical_block_size)
 		return "page_kb must hold at least one logical block";
-	if (p->stripe_kb < p->page_kb || p->stripe_kb % p->page_kb)
-		return "stripe_kb must be a non-zero multiple of page_kb (KiB)";
-	if (p->stripe_kb > p->capacity_mb * 1024u / p->channels)
-		return "stripe_kb must not exceed capacity_mb / channels";
 	nr_pages = params_nr_pages(p);
 	if (nr_pages < (u64)p->channels * p->dies)
 		return "capacity_mb is smaller than one page per die";
 	if (nr_pages > SSDSIM_MAX_PAGES)
 		return "capacity_mb / page_kb exceeds 16M flash pages; raise page_kb";
+	if (p->stripe_kb < p->page_kb || p->stripe_kb % p->page_kb)
+		return "stripe_kb must be a non-zero multiple of page_kb (KiB)";
+	if (p->stripe_kb > p->capacity_mb * 1024u / p->channels)
+		return "stripe_kb must not exceed capacity_mb / channels";
 	if (p->read_us > SSDSIM_MAX_US || p->program_us > SSDSIM_MAX_US ||
 	    p->xfer_us > SSDSIM_MAX_US)
 		return "read_us, program_us and xfer_us must be 0..1000000 (us)";

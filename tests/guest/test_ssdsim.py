@@ -1,0 +1,311 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Guest tests of ssdsim, the emulated SSD (sim/).
+
+Timing tests slow the model down (time_scale) until one page takes
+milliseconds, far above the emulated CPU's own cost per I/O under TCG.
+Tolerance for a single command: the measured latency lies within
+[0.95 * model - 0.5 ms, 1.3 * model + 4 ms]: the timer never fires early,
+and TCG adds system-call and thread-wakeup time on top (about 1 ms seen).
+"""
+
+import hashlib
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+import ssdsim_util as su
+
+# Timing geometry: page p of the device is on channel p % 4 (stripe of one
+# page), one die per channel.  A page read is 10 ms (die) + 2 ms (channel),
+# a page write 2 ms (channel) + 40 ms (program).
+TIMING = dict(capacity_mb=16, channels=4, dies=1, page_kb=4, read_us=100, program_us=400,
+              xfer_us=20, time_scale=100, mapping="stripe", stripe_kb=4)
+PAGE = 4096
+
+
+def within(measured_s, model_ms):
+    ms = measured_s * 1e3
+    return 0.95 * model_ms - 0.5 <= ms <= 1.3 * model_ms + 4, \
+        "measured %.2f ms, model %.2f ms" % (ms, model_ms)
+
+
+@pytest.fixture
+def ssdsim():
+    """Load ssdsim with the given parameters; unloaded after the test."""
+    yield su.load
+    assert su.unload(), "ssdsim could not be unloaded"
+
+
+# ---------------------------------------------------------------- parameters
+
+BAD_PARAMS = [
+    dict(channels=0),
+    dict(dies=0),
+    dict(channels=65),
+    dict(page_kb=3),
+    dict(page_kb=512),
+    dict(channels=64, dies=64, capacity_mb=1, stripe_kb=4),  # fewer pages than dies
+    dict(capacity_mb=0),
+    dict(capacity_mb=10 ** 7),
+    dict(logical_block_size=1000),
+    dict(logical_block_size=4096, page_kb=2),       # page smaller than a block
+    dict(time_scale=0),
+    dict(read_us=10 ** 7),
+    dict(queue_depth=0),
+    dict(queue_depth=100000),
+    dict(mapping="banana"),
+    dict(stripe_kb=6),
+    dict(nr_devices=17),
+    dict(nr_devices=0),
+    dict(devices="channels=0"),
+    dict(devices="bogus=1"),
+    dict(devices="channels"),
+]
+
+
+def test_bad_parameters_refused():
+    assert su.unload()
+    accepted = []
+    for p in BAD_PARAMS:
+        res = su.insmod(check=False, **p)
+        if res.returncode == 0 or su.loaded():
+            accepted.append(p)
+            su.unload()
+    assert not accepted, "accepted bad parameters: %s" % accepted
+    log = su.sh("dmesg | grep 'ssdsim: invalid parameters' | tail -n 40").stdout
+    assert "channels must be 1..64" in log
+    assert "page_kb must be a power of two" in log
+    assert "smaller than one page per die" in log
+
+
+def test_devices_and_queue_properties(ssdsim):
+    ssdsim(nr_devices=2, capacity_mb=64, devices="channels=2,mapping=ftl;logical_block_size=4096,page_kb=16")
+    for i in range(4):
+        assert os.path.exists("/dev/ssdsim%d" % i)
+    p = [su.params("/dev/ssdsim%d" % i) for i in range(4)]
+    assert p[0]["channels"] == 8 and p[0]["mapping"] == "range"
+    assert p[2]["channels"] == 2 and p[2]["mapping"] == "ftl"
+    assert p[3]["logical_block_size"] == 4096 and p[3]["page_kb"] == 16
+    q = "/sys/block/ssdsim3/queue/"
+    assert su.sh("cat %srotational" % q).stdout.strip() == "0"
+    assert su.sh("cat %slogical_block_size" % q).stdout.strip() == "4096"
+    assert su.sh("cat %swrite_cache" % q).stdout.strip() == "write back"
+    assert int(su.sh("cat %sdiscard_max_bytes" % q).stdout) > 0
+    assert int(su.sh("cat %swrite_zeroes_max_bytes" % q).stdout) > 0
+    size = int(su.sh("cat /sys/block/ssdsim0/size").stdout) * 512
+    assert size == 64 << 20
+
+
+# ---------------------------------------------------------------- timing
+
+def test_qd1_read_and_write_take_the_modelled_time(ssdsim):
+    dev = ssdsim(**TIMING)
+    read_ms, write_ms = su.model_ms(dev)
+    assert (read_ms, write_ms) == (12.0, 42.0)
+    ok, why = within(su.median_latency(dev, "r", 0, PAGE), read_ms)
+    assert ok, "read: " + why
+    ok, why = within(su.median_latency(dev, "w", PAGE, PAGE), write_ms)
+    assert ok, "write: " + why
+    # a 4-page command spans the 4 channels: one page time, not four
+    ok, why = within(su.median_latency(dev, "r", 0, 4 * PAGE), read_ms)
+    assert ok, "4-channel read: " + why
+    # two pages on two channels: the programs overlap
+    ok, why = within(su.median_latency(dev, "w", 2 * PAGE, 2 * PAGE), write_ms)
+    assert ok, "2-channel write: " + why
+
+
+def test_reads_on_different_channels_overlap_same_channel_serialises(ssdsim):
+    dev = ssdsim(**TIMING)
+    read_ms, _ = su.model_ms(dev)
+    su.reset_stats(dev)
+    wall_par, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 1, 2, 3)])
+    st = su.stats(dev)
+    assert [st["channel"][c]["ops"] for c in range(4)] == [3, 3, 3, 3]
+    su.reset_stats(dev)
+    wall_ser, lat = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 4, 8, 12)])
+    st = su.stats(dev)
+    assert [st["channel"][c]["ops"] for c in range(4)] == [12, 0, 0, 0]
+    assert st["channel"][0]["busy_ns"] == 12 * 2000000
+    assert st["die"][(0, 0)]["wait_ns"] > 0
+    print("4 reads, 4 channels: %.1f ms; 4 reads, 1 channel: %.1f ms (model %.0f / %.0f)"
+          % (wall_par * 1e3, wall_ser * 1e3, read_ms, 4 * read_ms))
+    ok, why = within(wall_par, read_ms)
+    assert ok, "4 channels: " + why
+    assert wall_ser * 1e3 >= 0.95 * 4 * read_ms - 0.5, "1 channel: %.1f ms" % (wall_ser * 1e3)
+    assert wall_ser * 1e3 <= 1.3 * 4 * read_ms + 8
+    assert wall_ser / wall_par > 2.5
+
+
+def test_dies_of_one_channel_overlap_but_share_the_bus(ssdsim):
+    # one channel, 4 dies, 10 ms sense, 5 ms transfer: the 4 senses overlap,
+    # the 4 transfers take turns: 10 + 4 * 5 = 30 ms, against 4 * 15 = 60 ms
+    # if the channel held the whole operation.
+    dev = ssdsim(**dict(TIMING, channels=1, dies=4, xfer_us=50))
+    su.reset_stats(dev)
+    wall, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 1, 2, 3)])
+    st = su.stats(dev)
+    assert [st["die"][(0, d)]["ops"] for d in range(4)] == [3, 3, 3, 3]
+    assert st["channel"][0]["wait_ns"] > 0
+    ok, why = within(wall, 30.0)
+    assert ok, why
+
+
+def test_read_waits_behind_a_program_on_its_die(ssdsim):
+    dev = ssdsim(**TIMING)
+    read_ms, write_ms = su.model_ms(dev)
+    su.reset_stats(dev)
+    # write page 0 (channel 0); 5 ms later read page 4 (same die) and page 1
+    # (another channel)
+    delay = 0.005
+    _, lat = su.timed_io(dev, [("w", 0, PAGE), ("r", 4 * PAGE, PAGE), ("r", PAGE, PAGE)],
+                         delays=[0, delay, delay])
+    st = su.stats(dev)
+    print("write %.1f ms, read behind it %.1f ms, read elsewhere %.1f ms"
+          % tuple(x * 1e3 for x in lat))
+    assert st["reads_behind_program"] == 1
+    assert st["read_pages_behind_program"] == 1
+    # the blocked read finishes about read_ms after the program ends
+    assert lat[1] * 1e3 >= 0.8 * (write_ms + read_ms) - delay * 1e3 - 10
+    assert lat[1] * 1e3 >= 2 * read_ms
+    ok, why = within(lat[2], read_ms)
+    assert ok, "read on an idle channel: " + why
+
+
+def test_ftl_places_writes_round_robin(ssdsim):
+    dev = ssdsim(**dict(TIMING, mapping="ftl"))
+    read_ms, _ = su.model_ms(dev)
+    su.reset_stats(dev)
+    # pages 0, 4, 8, 12 share channel 0 by default; written one by one they
+    # land on channels 0, 1, 2, 3 in write order
+    for p in (0, 4, 8, 12):
+        su.timed_io(dev, [("w", p * PAGE, PAGE)])
+    st = su.stats(dev)
+    assert [st["channel"][c]["ops"] for c in range(4)] == [1, 1, 1, 1]
+    su.reset_stats(dev)
+    wall, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 4, 8, 12)])
+    ok, why = within(wall, read_ms)
+    assert ok, "reads follow the mapping: " + why
+    # a never-written page is charged at its stripe location (16 -> channel 0)
+    su.reset_stats(dev)
+    su.timed_io(dev, [("r", 16 * PAGE, PAGE)])
+    assert su.stats(dev)["channel"][0]["ops"] == 1
+
+
+def test_queue_depth_bounds_commands_in_flight(ssdsim):
+    dev = ssdsim(**dict(TIMING, queue_depth=4))
+    su.reset_stats(dev)
+    su.fio_jobs(dev, [dict(rw="randread", bs="4k", iodepth=16, runtime=2, time_based=1)],
+                dict(ioengine="libaio", direct=1, size="4m"))
+    st = su.stats(dev)
+    assert st["max_inflight"] == 4, st["max_inflight"]
+    assert st["inflight"] == 0
+
+
+# ---------------------------------------------------------------- data
+
+@pytest.mark.parametrize("mapping,lbs", [("range", 512), ("stripe", 4096), ("ftl", 512)])
+def test_fio_verify_direct(ssdsim, mapping, lbs):
+    dev = ssdsim(capacity_mb=32, time_scale=1, mapping=mapping, logical_block_size=lbs,
+                 stripe_kb=16)
+    common = dict(ioengine="libaio", direct=1, iodepth=8, verify="crc32c",
+                  do_verify=1, verify_fatal=1, size="4m")
+    su.fio_jobs(dev, [
+        dict(rw="write", bs="128k", offset="0"),
+        dict(rw="randwrite", bs="4k", offset="8m"),
+        dict(rw="randwrite", bs="64k", offset="16m", bs_unaligned=0),
+        dict(rw="write", bs="12k", offset="24m"),       # pages split unevenly
+    ], common)
+
+
+def test_ext4_buffered_and_direct(ssdsim, tmp_path):
+    dev = ssdsim(capacity_mb=128, time_scale=1, mapping="ftl", logical_block_size=4096)
+    mnt = str(tmp_path / "mnt")
+    os.mkdir(mnt)
+    su.sh("mkfs.ext4 -q -F %s" % dev)        # discards the whole device first
+    su.sh("mount %s %s" % (dev, mnt))
+    try:
+        su.fio_jobs(mnt, [dict(rw="randwrite", bs="4k", direct=0, end_fsync=1),
+                          dict(rw="write", bs="64k", direct=1)],
+                    dict(ioengine="psync", size="8m", verify="crc32c", do_verify=1, verify_fatal=1))
+        data = os.urandom(3 << 20)
+        path = os.path.join(mnt, "blob")
+        with open(path, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        su.sh("umount %s" % mnt)
+        su.sh("mount %s %s" % (dev, mnt))
+        with open(path, "rb") as f:
+            assert hashlib.sha256(f.read()).digest() == hashlib.sha256(data).digest()
+        assert su.stats(dev)["flushes"] > 0
+    finally:
+        su.sh("umount %s" % mnt, check=False)
+    su.sh("fsck.ext4 -fn %s" % dev)
+
+
+def _read(dev, off, length):
+    fd = os.open(dev, os.O_RDONLY)
+    try:
+        return os.pread(fd, length, off)
+    finally:
+        os.close(fd)
+
+
+def test_discard_and_write_zeroes_read_back_zeros(ssdsim):
+    dev = ssdsim(capacity_mb=16, time_scale=1, mapping="ftl", logical_block_size=512)
+    data = os.urandom(1 << 20)
+    fd = os.open(dev, os.O_WRONLY)
+    os.write(fd, data)
+    os.fsync(fd)
+    os.close(fd)
+    su.sh("echo 3 > /proc/sys/vm/drop_caches")
+    su.reset_stats(dev)
+    su.sh("blkdiscard -o 65536 -l 131072 %s" % dev)          # whole pages
+    su.sh("blkdiscard -o 1536 -l 1024 %s" % dev)             # inside one page
+    su.sh("blkdiscard -z -o 524288 -l 5120 %s" % dev)        # write zeroes, partial end
+    got = _read(dev, 0, 1 << 20)
+    zero = [(65536, 196608), (1536, 2560), (524288, 529408)]
+    expect = bytearray(data)
+    for a, b in zero:
+        expect[a:b] = bytes(b - a)
+    assert got == bytes(expect)
+    st = su.stats(dev)
+    assert st["discards"] >= 2 and st["write_zeroes"] >= 1
+    # a discarded range reads zeros after the whole device is discarded, too
+    su.sh("blkdiscard %s" % dev)
+    assert _read(dev, 0, 1 << 20) == bytes(1 << 20)
+
+
+# ---------------------------------------------------------------- unload
+
+def test_unload_with_io_in_flight(ssdsim):
+    dev = ssdsim(**dict(TIMING, capacity_mb=16))
+    proc = subprocess.Popen(["fio", "--name=busy", "--filename=" + dev, "--rw=randrw", "--bs=16k",
+                             "--ioengine=libaio", "--iodepth=32", "--direct=1", "--size=8m",
+                             "--time_based=1", "--runtime=60", "--thread"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)    # --thread: one process to kill
+    try:
+        for _ in range(300):            # fio takes seconds to start under TCG
+            if su.stats(dev)["inflight"] > 0:
+                break
+            time.sleep(0.1)
+        assert su.stats(dev)["inflight"] > 0
+        # the device is open: unloading is refused, nothing breaks
+        res = su.sh("rmmod ssdsim", check=False)
+        assert res.returncode != 0 and su.loaded()
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    # the killed fio's commands drain; then the module goes
+    assert su.unload(timeout=60), "rmmod failed after fio was killed"
+
+
+def test_unload_right_after_io(ssdsim):
+    # buffered writes still being written back when the last user closes
+    dev = ssdsim(**dict(TIMING, time_scale=10))
+    su.sh("dd if=/dev/urandom of=%s bs=64k count=16 status=none" % dev)
+    assert su.unload(timeout=60)
