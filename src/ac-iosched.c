@@ -686,9 +686,14 @@ static int __init ac_detect_shallow_semantics(void)
 /* The shallow_depth that gives async requests their share of @bt. */
 static unsigned int ac_async_shallow_depth(struct sbitmap_queue *bt)
 {
-	unsigned int bits = ac_shallow_per_word ? 1U << bt->sb.shift :
-						  bt->sb.depth;
+	unsigned int bits = bt->sb.depth;
 
+	/*
+	 * Per word: a share of each full word, or of the only word when the
+	 * bitmap was resized below one word (the shift stays as allocated).
+	 */
+	if (ac_shallow_per_word)
+		bits = min(bits, 1U << bt->sb.shift);
 	return max(bits * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
 }
 
@@ -918,16 +923,18 @@ static struct elevator_type ac_iosched = {
 	.elevator_attrs		= ac_sysfs_attrs,
 	.elevator_name		= "ac",
 	.elevator_owner		= THIS_MODULE,
+#ifdef AC_HAVE_ELEVATOR_FEATURES
 	/*
-	 * Zoned devices.  Where elevator_type has elevator_features (until
-	 * 6.10), a zoned device sets ELEVATOR_F_ZBD_SEQ_WRITE in
-	 * q->required_elevator_features and accepts only a scheduler that
-	 * declares it and write-locks zones (mq-deadline).  AC declares no
-	 * feature, so elevator_find() never matches "ac" on such a queue:
-	 * "echo ac > .../scheduler" fails with EINVAL and the scheduler file
-	 * does not list ac.  From 6.10 the block layer plugs zone writes
-	 * itself and any scheduler may run on a zoned device.
+	 * Zoned devices, until 6.10: a zoned queue sets
+	 * ELEVATOR_F_ZBD_SEQ_WRITE in q->required_elevator_features, and
+	 * elevator_find() matches only a scheduler that declares it (and
+	 * write-locks zones, as mq-deadline does).  AC declares nothing, so
+	 * on a zoned device "echo ac > .../scheduler" fails with EINVAL and
+	 * the scheduler file does not list ac.  From 6.10 the block layer
+	 * plugs zone writes itself and any scheduler may run on them.
 	 */
+	.elevator_features	= 0,
+#endif
 };
 MODULE_ALIAS("ac-iosched");
 
