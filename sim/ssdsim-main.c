@@ -137,9 +137,9 @@ static unsigned int queue_depth = 32;
 module_param(queue_depth, uint, 0444);
 MODULE_PARM_DESC(queue_depth, "Commands the device holds at once, like SATA NCQ's 32; 1..1024 (default 32)");
 
-static unsigned int time_scale = 20;
+static unsigned int time_scale = 100;
 module_param(time_scale, uint, 0444);
-MODULE_PARM_DESC(time_scale, "Multiplier on read_us, program_us and xfer_us, 1..10000 (default 20)");
+MODULE_PARM_DESC(time_scale, "Multiplier on read_us, program_us and xfer_us, 1..10000 (default 100)");
 
 static char mapping[8] = "range";
 module_param_string(mapping, mapping, sizeof(mapping), 0444);
