@@ -273,9 +273,11 @@ static int ssdsim_alloc_range(struct ssdsim_dev *dev, sector_t sector,
 			      unsigned int nr)
 {
 	pgoff_t idx = sector >> STORE_SECTOR_SHIFT;
-	pgoff_t last = (sector + nr - 1) >> STORE_SECTOR_SHIFT;
+	pgoff_t last = (sector + nr - 1) >> STORE_SECTOR_SHIFT;	/* nr > 0 */
 	struct page *page, *old;
 
+	if (!nr)
+		return 0;
 	for (; idx <= last; idx++) {
 		if (xa_load(&dev->pages, idx))
 			continue;
