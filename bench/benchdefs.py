@@ -1,0 +1,248 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the comparison runs: schedulers, devices, workloads, run modes and
+the goals of issue 7.  Imported by bench/compare (on the host), by
+bench/guest-bench (inside the guest, or on the host with --device) and by
+bench/summarize.  Plain Python 3, no third-party modules.
+
+The fio options of each workload live in bench/jobs/<workload>.fio; this
+file says which environment variables each job file needs, how the device
+must be prepared (raw device or a fresh ext4), and which files to pre-create.
+"""
+
+import os
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+JOBS_DIR = os.path.join(BENCH_DIR, "jobs")
+
+# Round-robin order of every repetition (rotated by one each repetition).
+SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq", "ac"]
+STOCK = ["none", "mq-deadline", "kyber", "bfq"]
+
+# ------------------------------------------------------------------ devices
+#
+# ssdsim: 8 channels x 4 dies, 16 KiB pages, read 50 us, program 500 us,
+# transfer 10 us per page (the module's defaults except page_kb), all times
+# multiplied by time_scale=100: a page read costs 5 ms + 1 ms transfer, a
+# program 50 ms.  Under TCG the guest's CPU handles roughly 25-45k 4 KiB
+# requests per second (measured: ssdsim at time_scale=1, bfq 26k, none 43k),
+# while this device's 4 KiB random-read ceiling is min(queue_depth, dies) /
+# (read + transfer) = 32 / 6 ms = 5.3k IOPS: the device, not the emulated
+# CPU, is the bottleneck.  16 KiB pages (instead of the module's 4) keep
+# large writes fast enough to run (10 MB/s sequential); 4 KiB random writes
+# still cost one page program each.
+SSDSIM_BASE = {
+    "capacity_mb": 2048,
+    "logical_block_size": 512,
+    "channels": 8,
+    "dies": 4,
+    "page_kb": 16,
+    "read_us": 50,
+    "program_us": 500,
+    "xfer_us": 10,
+    "queue_depth": 32,
+    "time_scale": 100,
+}
+
+# Workload groups (names of bench/jobs/*.fio without the suffix).
+PATTERNS = ["seqread", "seqwrite", "randread", "randwrite", "randrw50", "randrw90"]
+RANDOM_PATTERNS = ["randread", "randwrite", "randrw50", "randrw90"]
+DIRECT = [p + "-direct" for p in PATTERNS]
+BUFFERED = [p + "-buffered" for p in PATTERNS]
+RUW = ["readsunderwrites", "readsunderwrites-direct"]
+ALL_WORKLOADS = DIRECT + BUFFERED + RUW
+
+
+def _ssdsim(**over):
+    p = dict(SSDSIM_BASE)
+    p.update(over)
+    return p
+
+
+DEVICES = {
+    "ssdsim-stripe": {
+        "kind": "ssdsim",
+        "what": "emulated SSD, stripe mapping (64 KiB chunks round-robin over 8 channels); "
+                "AC matched (nr_channels=8, mapping=stripe, stripe_kb=64)",
+        "params": _ssdsim(mapping="stripe", stripe_kb=64),
+        "ac": {"nr_channels": 8, "mapping": "stripe", "stripe_kb": 64},
+        "matched": True,
+        "workloads": ALL_WORKLOADS,
+    },
+    "ssdsim-range": {
+        "kind": "ssdsim",
+        "what": "emulated SSD, range mapping (the thesis's: contiguous LBA range per channel, "
+                "then die); AC matched (nr_channels=8, mapping=range)",
+        "params": _ssdsim(mapping="range", stripe_kb=64),
+        "ac": {"nr_channels": 8, "mapping": "range", "stripe_kb": 64},
+        "matched": True,
+        "workloads": [p + "-direct" for p in RANDOM_PATTERNS],
+        "not_run": "sequential, buffered and reads-under-writes workloads: the range mapping "
+                   "puts a contiguous stream on one die (a 128 KiB write is 8 pages x 51 ms = "
+                   "0.4 s), so 128 outstanding sequential requests wait over 50 s, which trips "
+                   "the guest's 20 s hung-task detector and measures one die, not scheduling",
+    },
+    "ssdsim-ftl": {
+        "kind": "ssdsim",
+        "what": "emulated SSD, ftl mapping (pages placed round-robin in write order; unwritten "
+                "pages striped in 64 KiB chunks); AC stripe 64 KiB over 8 channels (the closest "
+                "AC can express)",
+        "params": _ssdsim(mapping="ftl", stripe_kb=64),
+        "ac": {"nr_channels": 8, "mapping": "stripe", "stripe_kb": 64},
+        "matched": True,
+        "workloads": ALL_WORKLOADS,
+    },
+    "ssdsim-mismatch": {
+        "kind": "ssdsim",
+        "what": "emulated SSD as ssdsim-stripe (8 channels), AC deliberately mismatched: "
+                "nr_channels=6 (sub-groups no longer follow channels)",
+        "params": _ssdsim(mapping="stripe", stripe_kb=64),
+        "ac": {"nr_channels": 6, "mapping": "stripe", "stripe_kb": 64},
+        "matched": False,
+        "workloads": ALL_WORKLOADS,
+    },
+    "nullb": {
+        "kind": "null_blk",
+        "what": "null_blk, no memory backing, softirq completion: no device time at all, so "
+                "the figure is the scheduler's CPU cost per request",
+        "params": {"nr_devices": 1, "gb": 2, "bs": 512, "memory_backed": 0,
+                   "hw_queue_depth": 32, "submit_queues": 1, "queue_mode": 2, "irqmode": 1},
+        "ac": {},
+        "matched": None,
+        "workloads": DIRECT,
+        "not_run": "buffered workloads: without memory backing null_blk cannot hold a "
+                   "filesystem, and buffered I/O there would measure the page cache",
+    },
+    # A real block device (--device): filled in by compare at run time.
+    "real": {
+        "kind": "real",
+        "what": "a real block device",
+        "params": {},
+        "ac": {},
+        "matched": None,
+        "workloads": ALL_WORKLOADS,
+    },
+}
+
+# ------------------------------------------------------------ workloads
+#
+# env: the variables the job file uses besides DEV/MNT/RUNTIME/RAMP (which
+#      guest-bench always sets).
+# fs: True if the workload runs on a freshly made ext4 (buffered).
+# files: for fs workloads, [(file name, size key)] pre-created (written
+#      extents, contents zero) before the caches are dropped.
+# figure: the main figure of the summary table.
+
+IODEPTH = 64        # per job, direct and buffered (io_uring)
+NUMJOBS = 2         # so 128 requests outstanding, against a device queue depth of 32
+READERS = 4         # sync (psync, QD1) readers of the reads-under-writes jobs
+FILE_MB = 512       # per-job file of the buffered workloads: larger than one run reads
+WRITER_FILE_MB = 1024
+
+WORKLOADS = {}
+for _p in PATTERNS:
+    _seq = _p.startswith("seq")
+    _bs = "128k" if _seq else "4k"
+    WORKLOADS[_p + "-direct"] = {
+        "pattern": _p, "io": "direct", "bs": _bs, "fs": False,
+        "outstanding": IODEPTH * NUMJOBS,
+        "env": {"IODEPTH": IODEPTH, "NUMJOBS": NUMJOBS},
+        "figure": "bw",
+    }
+    WORKLOADS[_p + "-buffered"] = {
+        "pattern": _p, "io": "buffered", "bs": _bs, "fs": True,
+        "outstanding": IODEPTH * NUMJOBS,
+        "env": {"IODEPTH": IODEPTH, "NUMJOBS": NUMJOBS, "FILESIZE": "%dm" % FILE_MB},
+        "files": [("%s.%d" % (_p, i), FILE_MB) for i in range(NUMJOBS)],
+        "figure": "bw",
+        "ramp_extra": 1 if "write" in _p or "rw" in _p else 0,
+    }
+WORKLOADS["readsunderwrites"] = {
+    "pattern": "readsunderwrites", "io": "buffered writer, direct sync readers", "bs": "4k/128k",
+    "fs": True, "outstanding": None,  # writeback decides; see the job file
+    "env": {"READERS": READERS, "FILESIZE": "%dm" % FILE_MB, "WFILESIZE": "%dm" % WRITER_FILE_MB},
+    "files": [("reader.dat", FILE_MB), ("writer.dat", WRITER_FILE_MB)],
+    "figure": "read_p99",
+    "ramp_extra": 1,
+}
+WORKLOADS["readsunderwrites-direct"] = {
+    "pattern": "readsunderwrites", "io": "direct writer (libaio), direct sync readers",
+    "bs": "4k/128k", "fs": False, "outstanding": IODEPTH + READERS,
+    "env": {"IODEPTH": IODEPTH, "READERS": READERS},
+    "figure": "read_p99",
+}
+
+# ------------------------------------------------------------ run modes
+
+MODES = {
+    # the key workloads, direct, matched geometry + null_blk, 3 repetitions
+    "quick": {
+        "devices": {
+            "ssdsim-stripe": ["randread-direct", "randrw90-direct", "seqwrite-direct",
+                              "readsunderwrites"],
+            "nullb": ["randread-direct", "randrw90-direct", "seqwrite-direct"],
+        },
+        "reps": 3, "runtime": 5, "ramp": 1, "one_boot": True,
+    },
+    # the whole matrix, one boot per device
+    "full": {
+        "devices": {name: list(DEVICES[name]["workloads"])
+                    for name in ["ssdsim-stripe", "ssdsim-range", "ssdsim-ftl",
+                                 "ssdsim-mismatch", "nullb"]},
+        "reps": 5, "runtime": 8, "ramp": 1, "one_boot": False,
+    },
+}
+
+# Seconds a run costs beyond ramp + runtime (scheduler switch, fio start and
+# drain, kernel log check), and the extra of an ext4 run (mkfs, mount,
+# pre-create, umount with the flush of what is still dirty).  Measured on the
+# 2-core TCG machines; the estimate printed before a run uses them.
+RUN_OVERHEAD_S = {"ssdsim": 2.5, "null_blk": 2.0, "real": 2.0}
+FS_OVERHEAD_S = 4.0
+BOOT_S = 45.0   # build check, boot, module loads
+
+
+def run_seconds(kind, workload, runtime, ramp):
+    w = WORKLOADS[workload]
+    t = runtime + ramp + w.get("ramp_extra", 0) + RUN_OVERHEAD_S.get(kind, 2.0)
+    if w["fs"]:
+        t += FS_OVERHEAD_S
+    return t
+
+
+def estimate(plan):
+    """Seconds the plan's guest work takes: [(boot label, seconds)]."""
+    out = []
+    for boot in plan["boots"]:
+        t = BOOT_S
+        for dev in boot["devices"]:
+            kind = dev.get("kind") or DEVICES[dev["name"]]["kind"]
+            for wl in dev["workloads"]:
+                t += plan["reps"] * len(plan["schedulers"]) * run_seconds(
+                    kind, wl, plan["runtime"], plan["ramp"])
+        out.append(("+".join(d["name"] for d in boot["devices"]), t))
+    return out
+
+
+# ---------------------------------------------------------------- ceiling
+
+def ssdsim_randread_ceiling(p, bs=4096):
+    """The device's modelled ceiling for random reads of @bs bytes (IOPS):
+    every die busy all the time (read + transfer per page), limited by the
+    commands the device holds and by the channels' transfer time."""
+    page = p["page_kb"] * 1024
+    pages = max(1, -(-bs // page))
+    scale = p["time_scale"]
+    die_s = pages * (p["read_us"] + p["xfer_us"]) * scale / 1e6
+    units = p["channels"] * p["dies"]
+    by_dies = min(units, p["queue_depth"]) / die_s
+    by_channels = p["channels"] / (pages * p["xfer_us"] * scale / 1e6)
+    return min(by_dies, by_channels)
+
+
+# ------------------------------------------------------------------ goals
+#
+# Issue 7's goals.  Each is evaluated on the medians of the runs; "met" is
+# None when a figure is missing (AC unavailable, workload not run).  They
+# are reported, never turned into a pass/fail exit status.
+
+GOAL_TOLERANCE = 0.97
