@@ -181,7 +181,7 @@ MODES = {
                               "readsunderwrites"],
             "nullb": ["randread-direct", "randrw90-direct", "seqwrite-direct"],
         },
-        "reps": 3, "runtime": 5, "ramp": 1, "one_boot": True,
+        "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
     },
     # the whole matrix, one boot per device
     "full": {
@@ -196,8 +196,8 @@ MODES = {
 # drain, kernel log check), and the extra of an ext4 run (mkfs, mount,
 # pre-create, umount with the flush of what is still dirty).  Measured on the
 # 2-core TCG machines; the estimate printed before a run uses them.
-RUN_OVERHEAD_S = {"ssdsim": 2.5, "null_blk": 2.0, "real": 2.0}
-FS_OVERHEAD_S = 4.0
+RUN_OVERHEAD_S = {"ssdsim": 1.8, "null_blk": 1.6, "real": 2.0}
+FS_OVERHEAD_S = 12.0
 BOOT_S = 45.0   # build check, boot, module loads
 
 
