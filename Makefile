@@ -39,7 +39,7 @@ clean:
 	$(MAKE) -C tests/unit clean
 
 unit:
-	@$(MAKE) --no-print-directory -C $(TOP)/tests/unit
+	@$(TOP)/scripts/ac-unit
 
 # checkpatch comes with the kernel source (scripts/checkpatch.pl).
 KERNEL_C := $(wildcard $(TOP)/src/*.c $(TOP)/src/*.h $(TOP)/sim/*.c $(TOP)/sim/*.h \
