@@ -179,7 +179,7 @@ MODES = {
         "devices": {
             "ssdsim-stripe": ["randread-direct", "randrw90-direct", "seqwrite-direct",
                               "readsunderwrites"],
-            "nullb": ["randread-direct", "randrw90-direct", "seqwrite-direct"],
+            "nullb": ["randread-direct", "randrw90-direct"],
         },
         "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
     },
@@ -196,8 +196,10 @@ MODES = {
 # drain, kernel log check), and the extra of an ext4 run (mkfs, mount,
 # pre-create, umount with the flush of what is still dirty).  Measured on the
 # 2-core TCG machines; the estimate printed before a run uses them.
-RUN_OVERHEAD_S = {"ssdsim": 1.8, "null_blk": 1.6, "real": 2.0}
-FS_OVERHEAD_S = 12.0
+RUN_OVERHEAD_S = {"ssdsim": 2.0, "null_blk": 1.8, "real": 2.0}
+FS_OVERHEAD_S = 11.0
+# draining 128 outstanding 128 KiB writes at the end of a run (ssdsim: ~4 MB/s)
+DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-direct"): 4.0}
 BOOT_S = 45.0   # build check, boot, module loads
 
 
@@ -206,7 +208,7 @@ def run_seconds(kind, workload, runtime, ramp):
     t = runtime + ramp + w.get("ramp_extra", 0) + RUN_OVERHEAD_S.get(kind, 2.0)
     if w["fs"]:
         t += FS_OVERHEAD_S
-    return t
+    return t + DRAIN_S.get((kind, workload), 0)
 
 
 def estimate(plan):
