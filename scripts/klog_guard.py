@@ -15,7 +15,9 @@ import re
 import sys
 
 PATTERNS = [
-    (r"WARNING: (CPU: \d+|at |possible )", "WARNING"),
+    # Any kernel message starting "WARNING: ": 6.x prints "WARNING: CPU: N
+    # PID: P at file:line", 7.x "WARNING: file:line at func, CPU#N: comm".
+    (r"(^|\] )WARNING: ", "WARNING"),
     (r"\bBUG: ", "BUG"),
     (r"kernel BUG at", "BUG"),
     (r"\bOops\b", "Oops"),

@@ -34,6 +34,7 @@ def test_unknown_series_is_a_clear_error():
 
 SAMPLES = {
     "WARNING": "[   12.3] WARNING: CPU: 1 PID: 77 at block/blk-mq.c:123 blk_mq_foo+0x1/0x2",
+    "WARNING (7.x format)": "[  431.1] WARNING: tests/kmod/ac-test-warn.c:14 at ac_test_warn_init+0x10/0xff0 [ac_test_warn], CPU#1: insmod/1501",
     "BUG": "[    1.0] BUG: kernel NULL pointer dereference, address: 0000000000000008",
     "Oops": "[    1.0] Oops: 0000 [#1] PREEMPT SMP NOPTI",
     "general protection fault": "[ 1.0] general protection fault, probably for non-canonical address",
