@@ -563,6 +563,10 @@ static int ssdsim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reads_behind_program %llu\n", md->reads_behind_program);
 	seq_printf(m, "read_pages_behind_program %llu\n",
 		   md->read_pages_behind_program);
+	seq_printf(m, "read_model_ns_max %llu\n", md->read_model_ns_max);
+	seq_printf(m, "read_model_ns_sum %llu\n", md->read_model_ns_sum);
+	seq_printf(m, "write_model_ns_max %llu\n", md->write_model_ns_max);
+	seq_printf(m, "write_model_ns_sum %llu\n", md->write_model_ns_sum);
 	seq_printf(m, "flushes %llu\n", dev->flushes);
 	seq_printf(m, "discards %llu\n", dev->discards);
 	seq_printf(m, "write_zeroes %llu\n", dev->write_zeroes);

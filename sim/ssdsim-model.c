@@ -234,6 +234,8 @@ u64 ssdsim_model_read(struct ssdsim_model *m, u64 now, u64 pos, u64 len)
 	m->read_pages += n;
 	if (behind_program)
 		m->reads_behind_program++;
+	m->read_model_ns_max = max_u64(m->read_model_ns_max, end - now);
+	m->read_model_ns_sum += end - now;
 	return end;
 }
 
@@ -246,6 +248,8 @@ u64 ssdsim_model_write(struct ssdsim_model *m, u64 now, u64 pos, u64 len)
 		end = max_u64(end, write_page(m, now, first + i));
 	m->writes++;
 	m->write_pages += n;
+	m->write_model_ns_max = max_u64(m->write_model_ns_max, end - now);
+	m->write_model_ns_sum += end - now;
 	return end;
 }
 
@@ -278,4 +282,8 @@ void ssdsim_model_reset_stats(struct ssdsim_model *m)
 	m->write_pages = 0;
 	m->reads_behind_program = 0;
 	m->read_pages_behind_program = 0;
+	m->read_model_ns_max = 0;
+	m->read_model_ns_sum = 0;
+	m->write_model_ns_max = 0;
+	m->write_model_ns_sum = 0;
 }

@@ -88,6 +88,15 @@ struct ssdsim_model {
 	u64 write_pages;
 	u64 reads_behind_program;	/* read commands that met a program */
 	u64 read_pages_behind_program;
+	/*
+	 * Modelled service time (completion - arrival) of each command: what
+	 * the device charges, free of the host's timer and scheduling noise,
+	 * so tests can check the model exactly.
+	 */
+	u64 read_model_ns_max;
+	u64 read_model_ns_sum;
+	u64 write_model_ns_max;
+	u64 write_model_ns_sum;
 };
 
 /* NULL if @p describes a device the model can run, else why not. */

@@ -106,6 +106,13 @@ static void test_read_behind_program(void)
 	CHECK(ssdsim_model_read(m, 5 * MS, PG, PG) == 17 * MS);
 	CHECK(m->reads_behind_program == 1);
 	CHECK(m->read_pages_behind_program == 1);
+	/* modelled service times: 49 ms and 12 ms; the write 42 ms */
+	CHECK(m->read_model_ns_max == 49 * MS);
+	CHECK(m->read_model_ns_sum == (49 + 12) * MS);
+	CHECK(m->write_model_ns_max == 42 * MS);
+	CHECK(m->write_model_ns_sum == 42 * MS);
+	ssdsim_model_reset_stats(m);
+	CHECK(m->read_model_ns_max == 0 && m->write_model_ns_sum == 0);
 	free_model(m);
 }
 

@@ -2,10 +2,9 @@
 """Guest tests of ssdsim, the emulated SSD (sim/).
 
 Timing tests slow the model down (time_scale) until one page takes
-milliseconds, far above the emulated CPU's own cost per I/O under TCG.
-Tolerance for a single command: the measured latency lies within
-[0.95 * model - 0.5 ms, 1.3 * model + 4 ms]: the timer never fires early,
-and TCG adds system-call and thread-wakeup time on top (about 1 ms seen).
+milliseconds, far above the emulated CPU's own cost per I/O under TCG.  They
+check the service time the model charged (exact, from its statistics) and
+that the wall clock never beats it; see the timing section.
 """
 
 import hashlib
@@ -24,12 +23,6 @@ import ssdsim_util as su
 TIMING = dict(capacity_mb=16, channels=4, dies=1, page_kb=4, read_us=100, program_us=400,
               xfer_us=20, time_scale=100, mapping="stripe", stripe_kb=4)
 PAGE = 4096
-
-
-def within(measured_s, model_ms):
-    ms = measured_s * 1e3
-    return 0.95 * model_ms - 0.5 <= ms <= 1.3 * model_ms + 4, \
-        "measured %.2f ms, model %.2f ms" % (ms, model_ms)
 
 
 @pytest.fixture
@@ -100,21 +93,44 @@ def test_devices_and_queue_properties(ssdsim):
 
 
 # ---------------------------------------------------------------- timing
+#
+# Each test checks the time the model charged (stats read_model_ns_* and
+# write_model_ns_*: completion minus arrival, exact) and that the wall clock
+# never beats it (the completion timer cannot fire early).  The wall clock's
+# upper side is TCG noise (10 ms and more seen under load), not the model:
+# how fast a scheduler gets through the device is the benchmark's business.
+
+MS = 1000000
+
+
+def model_ns(st, kind):
+    return st["%s_model_ns_max" % kind], st["%s_model_ns_sum" % kind]
+
+
+def not_faster(measured_s, model_ms):
+    ms = measured_s * 1e3
+    return ms >= 0.95 * model_ms - 0.5, "measured %.2f ms, model %.2f ms" % (ms, model_ms)
+
 
 def test_qd1_read_and_write_take_the_modelled_time(ssdsim):
     dev = ssdsim(**TIMING)
     read_ms, write_ms = su.model_ms(dev)
     assert (read_ms, write_ms) == (12.0, 42.0)
-    ok, why = within(su.median_latency(dev, "r", 0, PAGE), read_ms)
-    assert ok, "read: " + why
-    ok, why = within(su.median_latency(dev, "w", PAGE, PAGE), write_ms)
-    assert ok, "write: " + why
-    # a 4-page command spans the 4 channels: one page time, not four
-    ok, why = within(su.median_latency(dev, "r", 0, 4 * PAGE), read_ms)
-    assert ok, "4-channel read: " + why
-    # two pages on two channels: the programs overlap
-    ok, why = within(su.median_latency(dev, "w", 2 * PAGE, 2 * PAGE), write_ms)
-    assert ok, "2-channel write: " + why
+    cases = [("read", "r", 0, PAGE, read_ms),
+             ("write", "w", PAGE, PAGE, write_ms),
+             # a 4-page command spans the 4 channels: one page time, not four
+             ("4-channel read", "r", 0, 4 * PAGE, read_ms),
+             # two pages on two channels: the programs overlap
+             ("2-channel write", "w", 2 * PAGE, 2 * PAGE, write_ms)]
+    for what, kind, off, length, ms in cases:
+        su.reset_stats(dev)
+        lat = su.median_latency(dev, kind, off, length)
+        st = su.stats(dev)
+        k = "read" if kind == "r" else "write"
+        # 5 commands one after the other at an idle device: each exactly ms
+        assert model_ns(st, k) == (ms * MS, 5 * ms * MS), (what, model_ns(st, k))
+        ok, why = not_faster(lat, ms)
+        assert ok, what + ": " + why
 
 
 def test_reads_on_different_channels_overlap_same_channel_serialises(ssdsim):
@@ -124,32 +140,38 @@ def test_reads_on_different_channels_overlap_same_channel_serialises(ssdsim):
     wall_par, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 1, 2, 3)])
     st = su.stats(dev)
     assert [st["channel"][c]["ops"] for c in range(4)] == [3, 3, 3, 3]
+    # on four channels no read waits for another, however they arrive (the
+    # queue may merge neighbours into one command: it still takes one read)
+    assert model_ns(st, "read") == (read_ms * MS, st["reads"] * read_ms * MS)
     su.reset_stats(dev)
     wall_ser, lat = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 4, 8, 12)])
     st = su.stats(dev)
     assert [st["channel"][c]["ops"] for c in range(4)] == [12, 0, 0, 0]
     assert st["channel"][0]["busy_ns"] == 12 * 2000000
     assert st["die"][(0, 0)]["wait_ns"] > 0
+    assert st["read_model_ns_max"] > read_ms * MS
     print("4 reads, 4 channels: %.1f ms; 4 reads, 1 channel: %.1f ms (model %.0f / %.0f)"
           % (wall_par * 1e3, wall_ser * 1e3, read_ms, 4 * read_ms))
-    ok, why = within(wall_par, read_ms)
+    ok, why = not_faster(wall_par, read_ms)
     assert ok, "4 channels: " + why
-    assert wall_ser * 1e3 >= 0.95 * 4 * read_ms - 0.5, "1 channel: %.1f ms" % (wall_ser * 1e3)
-    assert wall_ser * 1e3 <= 1.3 * 4 * read_ms + 8
-    assert wall_ser / wall_par > 2.5
+    # one die serves the four one after the other
+    ok, why = not_faster(wall_ser, 4 * read_ms)
+    assert ok, "1 channel: " + why
 
 
 def test_dies_of_one_channel_overlap_but_share_the_bus(ssdsim):
     # one channel, 4 dies, 10 ms sense, 5 ms transfer: the 4 senses overlap,
-    # the 4 transfers take turns: 10 + 4 * 5 = 30 ms, against 4 * 15 = 60 ms
-    # if the channel held the whole operation.
+    # the 4 transfers take turns: 10 + 4 * 5 = 30 ms at most, against 4 * 15
+    # = 60 ms if the channel held the whole operation.
     dev = ssdsim(**dict(TIMING, channels=1, dies=4, xfer_us=50))
     su.reset_stats(dev)
     wall, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 1, 2, 3)])
     st = su.stats(dev)
     assert [st["die"][(0, d)]["ops"] for d in range(4)] == [3, 3, 3, 3]
     assert st["channel"][0]["wait_ns"] > 0
-    ok, why = within(wall, 30.0)
+    rmax, _ = model_ns(st, "read")
+    assert 15 * MS < rmax <= 30 * MS, rmax
+    ok, why = not_faster(wall, rmax / MS)
     assert ok, why
 
 
@@ -167,10 +189,15 @@ def test_read_waits_behind_a_program_on_its_die(ssdsim):
           % tuple(x * 1e3 for x in lat))
     assert st["reads_behind_program"] == 1
     assert st["read_pages_behind_program"] == 1
-    # the blocked read finishes about read_ms after the program ends
-    assert lat[1] * 1e3 >= 0.8 * (write_ms + read_ms) - delay * 1e3 - 10
-    assert lat[1] * 1e3 >= 2 * read_ms
-    ok, why = within(lat[2], read_ms)
+    assert model_ns(st, "write") == (write_ms * MS, write_ms * MS)
+    rmax, rsum = model_ns(st, "read")
+    # the blocked read: what is left of the program, then a whole read
+    assert read_ms * MS < rmax <= (write_ms + read_ms) * MS
+    # the read on an idle channel: exactly one read
+    assert rsum - rmax == read_ms * MS
+    ok, why = not_faster(lat[1], rmax / MS)
+    assert ok, "read behind the program: " + why
+    ok, why = not_faster(lat[2], read_ms)
     assert ok, "read on an idle channel: " + why
 
 
@@ -186,7 +213,11 @@ def test_ftl_places_writes_round_robin(ssdsim):
     assert [st["channel"][c]["ops"] for c in range(4)] == [1, 1, 1, 1]
     su.reset_stats(dev)
     wall, _ = su.best_wall(dev, [("r", p * PAGE, PAGE) for p in (0, 4, 8, 12)])
-    ok, why = within(wall, read_ms)
+    st = su.stats(dev)
+    # the reads follow the placement: one per channel, none waits
+    assert [st["channel"][c]["ops"] for c in range(4)] == [3, 3, 3, 3]
+    assert model_ns(st, "read") == (read_ms * MS, st["reads"] * read_ms * MS)
+    ok, why = not_faster(wall, read_ms)
     assert ok, "reads follow the mapping: " + why
     # a never-written page is charged at its stripe location (16 -> channel 0)
     su.reset_stats(dev)
