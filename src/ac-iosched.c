@@ -59,6 +59,16 @@
  */
 #define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted, once */
 #define AC_RQ_SORTED	BIT(1)	/* on a FIFO, a sub-queue and in the policy */
+#define AC_RQ_READ_OUT	BIT(2)	/* dispatched read, counted in reads_out */
+#define AC_RQ_WRITE_OUT	BIT(3)	/* dispatched write, counted in writes_out */
+
+/*
+ * Reads are "about" for write_inflight while one is queued or at the
+ * device, or one finished this recently: a sync reader that waits for its
+ * read to finish before sending the next leaves the device without reads
+ * for a moment, and the writes must not fill it in that moment.
+ */
+#define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 
 #define AC_RQ_TYPE_BITS	2
 
@@ -121,6 +131,37 @@ static u32 ac_group_of(struct ac_data *ad, sector_t pos)
 {
 	return ac_map_sector(ad->mapping, ad->nr_channels, pos, ad->capacity,
 			     ad->stripe_kb * 2);
+}
+
+static struct ac_map ac_map_of(struct ac_data *ad)
+{
+	return (struct ac_map) {
+		.mapping = ad->mapping,
+		.nr_channels = ad->nr_channels,
+		.capacity = ad->capacity,
+		.stripe_sectors = ad->stripe_kb * 2,
+	};
+}
+
+/*
+ * Whether two adjacent extents may become one request (lock held).  A merge
+ * that makes a request cover more channels is refused: the channels would
+ * then work for one command that completes with the slowest of them,
+ * instead of for separate commands (on the emulated SSD, merging 128 KiB
+ * sequential reads into 256 KiB ones cost 10-20 % of the bandwidth).
+ * Discards and other operations merge as the core decides.
+ */
+static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
+			sector_t pos, sector_t len)
+{
+	struct ac_map map = ac_map_of(ad);
+
+	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
+		return true;
+	if (ac_map_merge_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq), pos, len))
+		return true;
+	ad->stats.merges_refused++;
+	return false;
 }
 
 /* Put @rq into sub-queue (@group, @type) and count it in the policy. */
@@ -229,6 +270,22 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
 	ad->stats.head_inserts++;
 }
 
+/*
+ * Whether an inserted request may be merged behind a queued one.  The core
+ * finds the queued request (one ending where @rq starts) without asking us,
+ * so allow it only when no such request can grow wider: @rq lies in the
+ * sub-group of the sector before it.  The core may go on to merge the
+ * result with a request before it; that rare second step is not checked.
+ */
+static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
+{
+	struct ac_map map = ac_map_of(ad);
+
+	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
+		return true;
+	return ac_map_append_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq));
+}
+
 static void ac_insert_request(struct ac_data *ad, struct request *rq,
 			      bool at_head, struct list_head *free)
 {
@@ -272,7 +329,7 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	 * requests_merged() (see attempt_merge()), so the queued request
 	 * would be freed while still on our lists.  Their bios still merge.
 	 */
-	if (!blk_discard_mergable(rq) &&
+	if (!blk_discard_mergable(rq) && ac_insert_merge_ok(ad, rq) &&
 	    blk_mq_sched_try_insert_merge(ad->q, rq, free))
 		return;
 
@@ -364,6 +421,67 @@ static struct request *ac_fallback(struct ac_data *ad)
 	return best;
 }
 
+static bool ac_reads_about(struct ac_data *ad)
+{
+	const struct ac_policy *p = &ad->policy;
+
+	return p->queued[AC_READ_SYNC] || p->queued[AC_READ_ASYNC] ||
+	       atomic_read(&ad->reads_out) ||
+	       time_before(jiffies, READ_ONCE(ad->last_read_done) +
+				    AC_READ_GONE_JIFFIES);
+}
+
+/* Whether the next pick must leave writes alone (lock held). */
+static bool ac_writes_held(struct ac_data *ad)
+{
+	u32 limit = ad->write_inflight;
+
+	return limit && atomic_read(&ad->writes_out) >= limit &&
+	       ac_reads_about(ad);
+}
+
+/* @rq leaves for the device: count it until ac_finish_request(). */
+static void ac_mark_out(struct ac_data *ad, struct request *rq)
+{
+	unsigned long flags = ac_rq_flags(rq);
+
+	if (req_op(rq) == REQ_OP_READ) {
+		atomic_inc(&ad->reads_out);
+		flags |= AC_RQ_READ_OUT;
+	} else if (req_op(rq) == REQ_OP_WRITE) {
+		atomic_inc(&ad->writes_out);
+		flags |= AC_RQ_WRITE_OUT;
+	}
+	ac_rq_set_flags(rq, flags);
+}
+
+/* @rq finished or came back: no longer at the device. */
+static void ac_mark_back(struct ac_data *ad, struct request *rq)
+{
+	unsigned long flags = ac_rq_flags(rq);
+
+	if (flags & AC_RQ_READ_OUT) {
+		atomic_dec(&ad->reads_out);
+		WRITE_ONCE(ad->last_read_done, jiffies);
+	}
+	if (flags & AC_RQ_WRITE_OUT) {
+		atomic_dec(&ad->writes_out);
+		/*
+		 * A pick held writes back and returned nothing; the core
+		 * will not run the queue again by itself until a new
+		 * request comes, so this write's end must.  The barrier
+		 * orders the count before the flag, as the dispatch side
+		 * orders the flag before the count (ac_dispatch_sorted()).
+		 */
+		smp_mb__after_atomic();
+		if (READ_ONCE(ad->writes_waiting)) {
+			WRITE_ONCE(ad->writes_waiting, false);
+			blk_mq_run_hw_queues(rq->q, true);
+		}
+	}
+	ac_rq_set_flags(rq, flags & ~(AC_RQ_READ_OUT | AC_RQ_WRITE_OUT));
+}
+
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_fifo_heads heads = {};
@@ -386,7 +504,21 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		}
 	}
 
+	ad->policy.writes_held = ac_writes_held(ad);
 	pick = ac_policy_pick(&ad->policy, &heads, get_jiffies_64());
+	if (pick.kind == AC_PICK_NONE && ad->policy.writes_held) {
+		/* only writes are queued, and they must wait */
+		WRITE_ONCE(ad->writes_waiting, true);
+		/*
+		 * A write may have finished since ac_writes_held() looked,
+		 * before it could see writes_waiting: look again.  Pairs
+		 * with the barrier in ac_mark_back().
+		 */
+		smp_mb();
+		if (!ac_writes_held(ad))
+			blk_mq_run_hw_queues(ad->q, true);
+		return NULL;
+	}
 	switch (pick.kind) {
 	case AC_PICK_EXPIRED:
 		rq = pick.type < AC_NR_TYPES ? ac_fifo_head(ad, pick.type) : NULL;
@@ -414,6 +546,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	ad->last_pos[group][type] = blk_rq_pos(rq);
 	ac_unqueue(ad, rq);
 	ac_policy_dispatched(&ad->policy, group, type, expired);
+	ac_mark_out(ad, rq);
 	return rq;
 }
 
@@ -464,6 +597,41 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 	if (free)
 		blk_mq_free_request(free);
 	return merged;
+}
+
+/* elevator allow_merge: may @bio join @rq?  Called with our lock held. */
+static bool ac_allow_merge(struct request_queue *q, struct request *rq,
+			   struct bio *bio)
+{
+	return ac_merge_ok(ac_queue_data(q), rq, bio->bi_iter.bi_sector,
+			   bio_sectors(bio));
+}
+
+/*
+ * The core merges two queued requests only with the neighbour these return
+ * (attempt_back_merge() and attempt_front_merge()); hiding a neighbour that
+ * would widen the request is how such a merge is refused.
+ */
+static struct request *ac_next_request(struct request_queue *q,
+				       struct request *rq)
+{
+	struct request *next = elv_rb_latter_request(q, rq);
+
+	if (next && !ac_merge_ok(ac_queue_data(q), rq, blk_rq_pos(next),
+				 blk_rq_sectors(next)))
+		return NULL;
+	return next;
+}
+
+static struct request *ac_former_request(struct request_queue *q,
+					 struct request *rq)
+{
+	struct request *prev = elv_rb_former_request(q, rq);
+
+	if (prev && !ac_merge_ok(ac_queue_data(q), rq, blk_rq_pos(prev),
+				 blk_rq_sectors(prev)))
+		return NULL;
+	return prev;
 }
 
 /*
@@ -593,6 +761,7 @@ static void ac_finish_request(struct request *rq)
 {
 	struct ac_data *ad = ac_queue_data(rq->q);
 
+	ac_mark_back(ad, rq);
 	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
 		atomic64_inc(&ad->completed);
 		ac_rq_set_flags(rq, 0);
@@ -609,6 +778,7 @@ static void ac_requeue_request(struct request *rq)
 
 	WARN_ON_ONCE(ac_rq_flags(rq) & AC_RQ_SORTED);
 	atomic64_inc(&ad->requeued);
+	ac_mark_back(ad, rq);
 }
 
 static bool ac_op_is_sync_read(blk_opf_t opf)
@@ -781,6 +951,10 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 		for (type = 0; type < AC_NR_TYPES; type++)
 			ad->sort[group][type] = RB_ROOT;
 	atomic64_set(&ad->completed, 0);
+	atomic_set(&ad->reads_out, 0);
+	atomic_set(&ad->writes_out, 0);
+	/* no read finished lately (jiffies start near a wrap: set it) */
+	ad->last_read_done = jiffies - AC_READ_GONE_JIFFIES;
 	atomic64_set(&ad->requeued, 0);
 
 	ac_policy_init(&ad->policy, 1);
@@ -914,8 +1088,9 @@ static struct elevator_type ac_iosched = {
 		.request_merge		= ac_request_merge,
 		.request_merged		= ac_request_merged,
 		.requests_merged	= ac_requests_merged,
-		.next_request		= elv_rb_latter_request,
-		.former_request		= elv_rb_former_request,
+		.allow_merge		= ac_allow_merge,
+		.next_request		= ac_next_request,
+		.former_request		= ac_former_request,
 	},
 #ifdef CONFIG_BLK_DEBUG_FS
 	.queue_debugfs_attrs	= ac_debugfs_attrs,

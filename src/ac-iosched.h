@@ -30,6 +30,7 @@ struct ac_counters {
 	u64 head_dispatched;	/* dispatches from the dispatch list */
 	u64 merged;		/* requests merged into another one */
 	u64 front_merges;	/* bios merged at the front of a request */
+	u64 merges_refused;	/* merges refused: more channels (ac_map_merge_ok) */
 	u64 retyped;		/* merged requests that took the other's type */
 	u64 regroups;		/* sub-groups recomputed for all queued requests */
 	u64 resizes;		/* device capacity changes seen at insert */
@@ -73,6 +74,20 @@ struct ac_data {
 	u32 nr_channels;
 	u32 mapping;		/* enum ac_mapping */
 	u32 stripe_kb;
+	/* Writes the device may hold while reads are about; 0: no limit. */
+#define AC_DEF_WRITE_INFLIGHT	0
+	u32 write_inflight;
+
+	/*
+	 * Reads and writes we dispatched from the sub-queues that have not
+	 * finished (the dispatch list is not counted), and when a read last
+	 * finished (jiffies): what write_inflight looks at.  No lock.
+	 */
+	atomic_t reads_out;
+	atomic_t writes_out;
+	unsigned long last_read_done;
+	/* A pick found only held writes: run the queue when a write ends. */
+	bool writes_waiting;
 
 	/* Async tag limit last set on an hctx (debugfs only); no lock. */
 	unsigned int async_depth;

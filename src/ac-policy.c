@@ -44,6 +44,23 @@
  *   @heads may be NULL: then no deadline is checked.
  * - Regroup also ends the phase and any write batch; the starved count is
  *   kept, as the writes that waited are still queued.
+ * - Held writes (writes_held, set by the glue when the device already
+ *   holds write_inflight writes and reads are about).  The pick is then a
+ *   read, in the read rotation, or nothing: no phase starts, no deadline is
+ *   checked, and a read taken during a write phase uses one of its slots.
+ *   The writes in flight complete and the glue releases the hold, so no
+ *   write waits for ever.  Why: reads queue inside the device behind the
+ *   programs of every write it holds, whatever order AC sent them in; the
+ *   read/write matrices only protect reads if few writes are in the device.
+ * - Merges (ac_map_merge_ok()).  Two adjacent extents become one request
+ *   only if the result covers no more sub-groups than the wider of the
+ *   two: merging work of two channels into one command makes both channels
+ *   finish together, as slow as the slower, and costs a command slot's
+ *   worth of parallelism.  Measured on the emulated SSD with 64 KiB
+ *   stripes: 128 KiB sequential reads merged into 256 KiB commands gave
+ *   10-20 % less bandwidth than unmerged (mq-deadline and AC alike).
+ *   Merges inside one stripe or range, and any merge with nr_channels 1,
+ *   are unaffected.
  */
 #ifdef __KERNEL__
 #include <linux/math64.h>
@@ -159,6 +176,7 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	p->last_write = AC_MAX_CHANNELS - 1;
 	p->dir = AC_DIR_READ;
 	p->starved = 0;
+	p->writes_held = false;
 	p->stats = (struct ac_stats){ 0 };
 	ac_policy_regroup(p, nr_channels);
 }
@@ -458,6 +476,12 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 
 	if (!ac_policy_queued(p))
 		return ac_make_pick(AC_PICK_NONE, AC_READ_SYNC, 0);
+	if (p->writes_held) {
+		p->stats.writes_held++;
+		if (!ac_dir_queued(p, AC_DIR_READ))
+			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
+		return ac_pick_read(p);
+	}
 	if (p->phase_left && !ac_dir_queued(p, p->dir))
 		ac_phase_end(p);
 	if (!p->phase_left) {
@@ -487,4 +511,42 @@ u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 		return 0;
 	group = ac_div64(sector, per_group);
 	return group < nr_channels ? (u32)group : nr_channels - 1;
+}
+
+u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)
+{
+	u32 nr = m->nr_channels;
+	u64 last, stripe, chunks;
+
+	if (nr <= 1 || nr_sectors <= 1)
+		return 1;
+	last = sector + nr_sectors - 1;
+	if (last < sector)		/* wrapped: as far as sectors go */
+		last = ~0ULL;
+	if (m->mapping == AC_MAP_STRIPE) {
+		stripe = ac_at_least_one(m->stripe_sectors);
+		chunks = ac_div64(last, stripe) - ac_div64(sector, stripe) + 1;
+		return chunks < nr ? (u32)chunks : nr;
+	}
+	/* range: sub-groups grow with the sector */
+	return ac_map_sector(m->mapping, nr, last, m->capacity,
+			     m->stripe_sectors) -
+	       ac_map_sector(m->mapping, nr, sector, m->capacity,
+			     m->stripe_sectors) + 1;
+}
+
+bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,
+		     u64 b_pos, u64 b_len)
+{
+	u64 start = a_pos < b_pos ? a_pos : b_pos;
+	u64 end = a_pos + a_len > b_pos + b_len ? a_pos + a_len : b_pos + b_len;
+	u32 a = ac_map_span(m, a_pos, a_len);
+	u32 b = ac_map_span(m, b_pos, b_len);
+
+	return ac_map_span(m, start, end - start) <= (a > b ? a : b);
+}
+
+bool ac_map_append_ok(const struct ac_map *m, u64 pos, u64 len)
+{
+	return pos && ac_map_span(m, pos - 1, len + 1) == 1;
 }

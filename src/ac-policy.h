@@ -74,6 +74,7 @@ struct ac_stats {
 	u64 write_batches;		/* sub-groups made PROC */
 	u64 starved_switches;		/* write phases forced by writes_starved */
 	u64 proc_fallbacks;		/* reads sent to the PROC sub-group: no other */
+	u64 writes_held;		/* picks made while writes were held */
 };
 
 enum ac_dir {
@@ -87,6 +88,12 @@ struct ac_policy {
 	u32 fifo_batch;		/* dispatches per phase, >= 1 */
 	u32 writes_starved;	/* read phases before a write phase, >= 1 */
 	u32 write_batch;	/* writes per PROC batch, >= 1 */
+
+	/*
+	 * Set by the glue before each pick: the device holds as many writes
+	 * as it may while reads are about, so pick a read or nothing.
+	 */
+	bool writes_held;
 
 	struct ac_group grp[AC_MAX_CHANNELS];
 	u32 queued[AC_NR_TYPES];	/* sum of grp[].nr */
@@ -157,6 +164,35 @@ void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
  */
 u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 		  u64 capacity, u32 stripe_sectors);
+
+/* A channel mapping: the arguments of ac_map_sector() in one place. */
+struct ac_map {
+	enum ac_mapping mapping;
+	u32 nr_channels;
+	u64 capacity;		/* sectors */
+	u32 stripe_sectors;
+};
+
+/*
+ * Sub-groups covered by @nr_sectors sectors from @sector: 1 for a request
+ * inside one channel's stripe or range, up to nr_channels.
+ */
+u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors);
+
+/*
+ * Whether two adjacent extents (a queued request and a bio, or two queued
+ * requests) may become one: not if the result covers more sub-groups than
+ * the wider of the two.
+ */
+bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,
+		     u64 b_pos, u64 b_len);
+
+/*
+ * Whether a request of @len sectors at @pos may be appended to whatever
+ * queued request ends at @pos without widening it: true when the sector
+ * before @pos and the whole request lie in one sub-group.
+ */
+bool ac_map_append_ok(const struct ac_map *m, u64 pos, u64 len);
 
 /* Sum of queued requests over all types. */
 static inline u32 ac_policy_queued(const struct ac_policy *p)

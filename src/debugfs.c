@@ -113,7 +113,11 @@ static int ac_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "sorted %u\n", ad->nr_sorted);
 	for (t = 0; t < AC_NR_TYPES; t++)
 		seq_printf(m, "queued_%s %u\n", ac_type_name(t), p->queued[t]);
+	seq_printf(m, "write_inflight %u\n", ad->write_inflight);
+	seq_printf(m, "writes_waiting %d\n", READ_ONCE(ad->writes_waiting));
 	spin_unlock(&ad->lock);
+	seq_printf(m, "reads_out %d\n", atomic_read(&ad->reads_out));
+	seq_printf(m, "writes_out %d\n", atomic_read(&ad->writes_out));
 	return 0;
 }
 
@@ -135,11 +139,13 @@ static int ac_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "write_batches %llu\n", s->write_batches);
 	seq_printf(m, "starved_switches %llu\n", s->starved_switches);
 	seq_printf(m, "proc_fallbacks %llu\n", s->proc_fallbacks);
+	seq_printf(m, "writes_held %llu\n", s->writes_held);
 	seq_printf(m, "inserted %llu\n", c->inserted);
 	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
 	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);
 	seq_printf(m, "merged %llu\n", c->merged);
 	seq_printf(m, "front_merges %llu\n", c->front_merges);
+	seq_printf(m, "merges_refused %llu\n", c->merges_refused);
 	seq_printf(m, "retyped %llu\n", c->retyped);
 	seq_printf(m, "regroups %llu\n", c->regroups);
 	seq_printf(m, "resizes %llu\n", c->resizes);

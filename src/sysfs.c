@@ -85,6 +85,8 @@ static const struct ac_tunable ac_tunables[] = {
 		  policy.writes_starved, false),
 	AC_NUMBER("write_batch",	"requests", 1, AC_BATCH_MAX, 16,
 		  policy.write_batch, false),
+	AC_NUMBER("write_inflight",	"requests", 0, AC_BATCH_MAX, AC_DEF_WRITE_INFLIGHT,
+		  write_inflight, false),
 	AC_NUMBER("nr_channels",	"sub-groups", 1, AC_MAX_CHANNELS, 8,
 		  nr_channels, true),
 	AC_WORDS("mapping", ac_mapping_names, AC_MAP_STRIPE, AC_MAP_RANGE,
@@ -98,6 +100,7 @@ static_assert(__same_type(((struct ac_data *)0)->expire_ms[0], u32));
 static_assert(__same_type(((struct ac_data *)0)->policy.fifo_batch, u32));
 static_assert(__same_type(((struct ac_data *)0)->policy.writes_starved, u32));
 static_assert(__same_type(((struct ac_data *)0)->policy.write_batch, u32));
+static_assert(__same_type(((struct ac_data *)0)->write_inflight, u32));
 static_assert(__same_type(((struct ac_data *)0)->nr_channels, u32));
 static_assert(__same_type(((struct ac_data *)0)->mapping, u32));
 static_assert(__same_type(((struct ac_data *)0)->stripe_kb, u32));
@@ -216,6 +219,7 @@ AC_TUNABLE_OPS(write_async_expire)
 AC_TUNABLE_OPS(fifo_batch)
 AC_TUNABLE_OPS(writes_starved)
 AC_TUNABLE_OPS(write_batch)
+AC_TUNABLE_OPS(write_inflight)
 AC_TUNABLE_OPS(nr_channels)
 AC_TUNABLE_OPS(mapping)
 AC_TUNABLE_OPS(stripe_kb)
@@ -233,6 +237,7 @@ struct elv_fs_entry ac_sysfs_attrs[] = {
 	AC_ATTR(fifo_batch),
 	AC_ATTR(writes_starved),
 	AC_ATTR(write_batch),
+	AC_ATTR(write_inflight),
 	AC_ATTR(nr_channels),
 	AC_ATTR(mapping),
 	AC_ATTR(stripe_kb),

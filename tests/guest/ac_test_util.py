@@ -21,6 +21,11 @@ _EVENT_RE = re.compile(
     r"(\d+) \((.*?)\) (\d+) \+ (\d+)")
 
 
+# block_rq_complete: "<maj>,<min> <rwbs> (<cmd>) <sector> + <nr_sector> ..."
+_COMPLETE_RE = re.compile(
+    r"\s(\d+\.\d+): block_rq_complete: (\d+),(\d+) (\S+) \((.*?)\) (\d+) \+ (\d+)")
+
+
 def record_counts(test, **counts):
     """Print @counts and append them as one JSON line to $AC_OUT/counts.jsonl."""
     entry = {"test": test, "kver": KVER}
@@ -73,12 +78,16 @@ def parse_trace(text, dev):
     out = []
     for line in text.splitlines():
         m = _EVENT_RE.search(line)
-        if not m:
+        if m:
+            if int(m.group(3)) != major or int(m.group(4)) != minor:
+                continue
+            out.append(Event(float(m.group(1)), m.group(2)[len("block_rq_"):],
+                             m.group(5), int(m.group(8)), int(m.group(9))))
             continue
-        if int(m.group(3)) != major or int(m.group(4)) != minor:
-            continue
-        out.append(Event(float(m.group(1)), m.group(2)[len("block_rq_"):],
-                         m.group(5), int(m.group(8)), int(m.group(9))))
+        m = _COMPLETE_RE.search(line)
+        if m and int(m.group(2)) == major and int(m.group(3)) == minor:
+            out.append(Event(float(m.group(1)), "complete", m.group(4),
+                             int(m.group(6)), int(m.group(7))))
     return out
 
 
@@ -90,7 +99,9 @@ class BlockTrace:
 
     EVENTS = ("block_rq_insert", "block_rq_issue", "block_rq_requeue")
 
-    def __init__(self, dev, buffer_kb=16384):
+    def __init__(self, dev, buffer_kb=16384, completions=False):
+        if completions:
+            self.EVENTS = self.EVENTS + ("block_rq_complete",)
         self.dev = dev
         self.buffer_kb = buffer_kb
         self.t = tracefs()
@@ -252,6 +263,25 @@ def reads_while_write_waits(events):
                 out.append(lst.pop(0))
                 if not lst:
                     del waiting[e.sector]
+    return out
+
+
+def device_occupancy(events):
+    """For each write issued: (reads, writes) at the device just after it,
+    from block_rq_issue and block_rq_complete.  Requeued requests leave the
+    device too."""
+    reads = writes = 0
+    out = []
+    for e in events:
+        d = 1 if e.kind == "issue" else -1 if e.kind in ("complete", "requeue") else 0
+        if not d or not (e.read or e.write) or not e.nr:
+            continue
+        if e.write:
+            writes = max(0, writes + d)
+        else:
+            reads = max(0, reads + d)
+        if d > 0 and e.write:
+            out.append((reads, writes))
     return out
 
 

@@ -25,6 +25,7 @@ NUMERIC_TUNABLES = {
     "fifo_batch": (16, 1, 4096),
     "writes_starved": (2, 1, 1024),
     "write_batch": (16, 1, 4096),
+    "write_inflight": (0, 0, 4096),
     "nr_channels": (8, 1, 64),
     "stripe_kb": (64, 1, 1048576),
 }

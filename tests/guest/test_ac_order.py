@@ -169,3 +169,49 @@ def test_writes_batched_per_channel(order_env):
                   ac_mean_run=round(ac["mean"], 2), ac_wb4_mean_run=round(ac4["mean"], 2),
                   none_mean_run=round(res["none"]["mean"], 2),
                   deadline_mean_run=round(res["mq-deadline"]["mean"], 2))
+
+
+# ------------------------------------------------------------------ merges
+
+def spans(events, stripe_sectors=128):
+    """Stripes covered by each issued read (aligned 64 KiB stripes)."""
+    return [(e.sector + e.nr - 1) // stripe_sectors - e.sector // stripe_sectors + 1
+            for e in events if e.kind == "issue" and e.read and e.nr]
+
+
+SEQ_READS = ["--rw=read --bs=128k --iodepth=32 --size=64m",
+             "--rw=read --bs=128k --iodepth=32 --offset=128m --size=64m"]
+SMALL_SEQ_READS = ["--rw=read --bs=8k --iodepth=32 --size=64m"]
+
+
+def test_merges_never_widen_a_request_over_channels(order_env):
+    """Two 128 KiB reads on 64 KiB stripes cover two channels each; merged
+    they would cover four: AC keeps them apart (the trace shows every issued
+    read covers at most two stripes), while 8 KiB reads inside one stripe
+    still merge.  With nr_channels=1 (no channel awareness) and under
+    mq-deadline the same load issues wider reads: the load does merge."""
+    dev = order_env(mapping="stripe", stripe_kb=64)
+    select(dev, "ac", "stripe")
+    before = ac_util.stats(dev)
+    events, ios = traced_fio(dev, SEQ_READS, "merge-ac")
+    after = ac_util.stats(dev)
+    s = spans(events)
+    print("ac: %d reads issued, widest %d stripes, merges refused %d"
+          % (len(s), max(s), after["merges_refused"] - before["merges_refused"]))
+    assert len(s) >= 50 and ios >= 50
+    assert max(s) <= 2, "a read covering %d stripes was issued" % max(s)
+    assert after["merges_refused"] > before["merges_refused"]
+
+    events, _ = traced_fio(dev, SMALL_SEQ_READS, "merge-ac-small")
+    nr = [e.nr for e in events if e.kind == "issue" and e.read]
+    print("ac, 8 KiB reads: widest issued %d sectors" % max(nr))
+    assert max(nr) > 16, "reads inside one stripe were not merged"
+    assert max(spans(events)) <= 1
+    ac_util.assert_idle_and_balanced(dev)
+
+    for sched, tun in (("ac", dict(nr_channels=1)), ("mq-deadline", {})):
+        select(dev, sched, "stripe", **tun)
+        events, _ = traced_fio(dev, SEQ_READS, "merge-%s-control" % sched)
+        s = spans(events)
+        print("%s %s: widest %d stripes" % (sched, tun, max(s)))
+        assert max(s) > 2, "control %s %s: the load did not merge" % (sched, tun)

@@ -644,7 +644,53 @@ static void test_zero_tunables(void)
 	CHECK_EQ(p.stats.write_batches, 4);
 }
 
+/*
+ * Held writes: while the glue holds writes, only reads are picked (in the
+ * rotation, writes starving or not), or nothing; once released, the write
+ * phase the starvation rule asks for comes at once.
+ */
+static void test_writes_held(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+	int i;
+
+	ac_policy_init(&p, 4);
+	p.fifo_batch = 2;
+	p.writes_starved = 1;
+	add_n(&p, 0, WS, 4);
+	add_n(&p, 1, RS, 3);
+	add_n(&p, 2, RS, 3);
+	p.writes_held = true;
+	for (i = 0; i < 6; i++) {
+		k = step(&p);
+		CHECK_MSG(k.kind == AC_PICK_GROUP && !ac_type_is_write(k.type),
+			  "dispatch %d: kind %d type %d", i, k.kind, k.type);
+		CHECK_EQ(k.group, 1 + i % 2);
+	}
+	/* only writes left: nothing while held, and nothing changes */
+	k = ac_policy_pick(&p, &no_heads, 0);
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK_EQ(p.queued[WS], 4);
+	CHECK_EQ(p.proc, -1);
+	CHECK_EQ(p.stats.writes_held, 7);
+	/* expired writes wait too */
+	{
+		struct ac_fifo_heads heads = { .valid = { [WS] = true } };
+
+		k = ac_policy_pick(&p, &heads, 100);
+		CHECK_EQ(k.kind, AC_PICK_NONE);
+	}
+	p.writes_held = false;
+	for (i = 0; i < 4; i++) {
+		k = step(&p);
+		CHECK(k.kind == AC_PICK_GROUP && k.type == WS && k.group == 0);
+	}
+	expect_empty(&p);
+}
+
 const struct t_case t_examples[] = {
+	{ "examples/writes_held", test_writes_held },
 	{ "example/read_rotation", test_read_rotation },
 	{ "example/read_rotation_uneven", test_read_rotation_uneven },
 	{ "example/read_not_twice_after_refill",

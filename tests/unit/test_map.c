@@ -128,10 +128,117 @@ static void test_always_below_nr(void)
 	}
 }
 
+/* 8 channels, stripes of 128 sectors (64 KiB) */
+static const struct ac_map stripe8 = {
+	.mapping = AC_MAP_STRIPE, .nr_channels = 8, .stripe_sectors = 128,
+};
+
+/* 8 channels of 1000 sectors */
+static const struct ac_map range8 = {
+	.mapping = AC_MAP_RANGE, .nr_channels = 8, .capacity = 8000,
+};
+
+static void test_span(void)
+{
+	struct ac_map one = stripe8, zero_cap = range8;
+
+	CHECK_EQ(ac_map_span(&stripe8, 0, 0), 1);
+	CHECK_EQ(ac_map_span(&stripe8, 0, 1), 1);
+	CHECK_EQ(ac_map_span(&stripe8, 0, 128), 1);
+	CHECK_EQ(ac_map_span(&stripe8, 0, 129), 2);
+	CHECK_EQ(ac_map_span(&stripe8, 127, 2), 2);
+	CHECK_EQ(ac_map_span(&stripe8, 256, 256), 2);	/* 128 KiB, aligned */
+	CHECK_EQ(ac_map_span(&stripe8, 64, 256), 3);	/* not aligned */
+	CHECK_EQ(ac_map_span(&stripe8, 0, 128 * 8), 8);
+	CHECK_EQ(ac_map_span(&stripe8, 5, 128 * 100), 8);	/* at most nr */
+	CHECK_EQ(ac_map_span(&stripe8, T_U64_MAX - 10, 100), 1);	/* wraps */
+	CHECK_EQ(ac_map_span(&range8, 0, 1000), 1);
+	CHECK_EQ(ac_map_span(&range8, 999, 2), 2);
+	CHECK_EQ(ac_map_span(&range8, 500, 2000), 3);
+	CHECK_EQ(ac_map_span(&range8, 0, 8000), 8);
+	CHECK_EQ(ac_map_span(&range8, 7990, 100), 1);	/* past the end */
+	/* one channel, or a capacity below nr_channels: always 1 */
+	one.nr_channels = 1;
+	CHECK_EQ(ac_map_span(&one, 0, 1 << 20), 1);
+	one.nr_channels = 0;
+	CHECK_EQ(ac_map_span(&one, 0, 1 << 20), 1);
+	zero_cap.capacity = 0;
+	CHECK_EQ(ac_map_span(&zero_cap, 0, 1 << 20), 1);
+	zero_cap.capacity = 7;
+	CHECK_EQ(ac_map_span(&zero_cap, 0, 7), 1);
+}
+
+static void test_merge_keeps_span(void)
+{
+	/* within one stripe: merge */
+	CHECK(ac_map_merge_ok(&stripe8, 0, 8, 8, 8));
+	CHECK(ac_map_merge_ok(&stripe8, 8, 8, 0, 8));		/* front */
+	/* two 64 KiB stripes on two channels: kept apart */
+	CHECK(!ac_map_merge_ok(&stripe8, 0, 128, 128, 128));
+	/* two 128 KiB requests, 2 channels each: 4 channels merged, no */
+	CHECK(!ac_map_merge_ok(&stripe8, 0, 256, 256, 256));
+	/* a 4 KiB bio completing a request's last stripe: same span, yes */
+	CHECK(ac_map_merge_ok(&stripe8, 64, 184, 248, 8));
+	/* a 4 KiB bio starting the next stripe: one more channel, no */
+	CHECK(!ac_map_merge_ok(&stripe8, 64, 192, 256, 8));
+	/* once every channel is covered, more does not widen it */
+	CHECK(ac_map_merge_ok(&stripe8, 0, 128 * 8, 128 * 8, 8));
+	/* range: merges inside a channel's range, not across */
+	CHECK(ac_map_merge_ok(&range8, 0, 500, 500, 500));
+	CHECK(!ac_map_merge_ok(&range8, 500, 500, 1000, 8));
+	CHECK(ac_map_merge_ok(&range8, 500, 600, 1100, 8));
+}
+
+static void test_append(void)
+{
+	CHECK(!ac_map_append_ok(&stripe8, 0, 8));	/* nothing before 0 */
+	CHECK(ac_map_append_ok(&stripe8, 8, 8));
+	CHECK(ac_map_append_ok(&stripe8, 120, 8));
+	CHECK(!ac_map_append_ok(&stripe8, 128, 8));	/* starts a stripe */
+	CHECK(!ac_map_append_ok(&stripe8, 120, 16));	/* ends in the next */
+	CHECK(ac_map_append_ok(&range8, 1, 998));
+	CHECK(!ac_map_append_ok(&range8, 1000, 8));
+}
+
+/*
+ * Pseudo-random sweep of ac_map_append_ok(): whenever it says yes, merging
+ * the request with any queued request that ends where it starts keeps the
+ * span; ac_map_merge_ok() agrees.
+ */
+static void test_append_implies_merge_ok(void)
+{
+	u64 x = 0x2545f4914f6cdd1dULL;
+	int i;
+
+	for (i = 0; i < 200000; i++) {
+		const struct ac_map *m = (i & 1) ? &stripe8 : &range8;
+		u64 pos, len, plen;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		pos = 1 + x % 9000;
+		len = 1 + (x >> 16) % 600;
+		plen = 1 + (x >> 32) % 1200;
+		if (plen > pos)
+			plen = pos;
+		if (ac_map_append_ok(m, pos, len))
+			CHECK_MSG(ac_map_merge_ok(m, pos - plen, plen, pos, len),
+				  "pos %llu len %llu plen %llu",
+				  (unsigned long long)pos,
+				  (unsigned long long)len,
+				  (unsigned long long)plen);
+	}
+}
+
 const struct t_case t_map[] = {
 	{ "map/range_basic", test_range_basic },
 	{ "map/range_edges", test_range_edges },
 	{ "map/stripe", test_stripe },
 	{ "map/always_below_nr", test_always_below_nr },
+	{ "map/span", test_span },
+	{ "map/merge_keeps_span", test_merge_keeps_span },
+	{ "map/append", test_append },
+	{ "map/append_implies_merge_ok", test_append_implies_merge_ok },
 	{ NULL, NULL },
 };

@@ -65,6 +65,7 @@ struct m_profile {
 	u32 tune_permille;
 	u32 tune_max;		/* tunables drawn from 0 .. tune_max */
 	u64 now0;
+	u32 hold_pct;		/* picks made with writes held (not in the drain) */
 };
 
 struct model {
@@ -99,6 +100,8 @@ struct model {
 	u64 dispatched[AC_NR_TYPES];
 	u64 expired[AC_NR_TYPES];
 	unsigned long picks, expired_picks;
+	bool draining;
+	u64 held;		/* picks made with writes held */
 };
 
 static const enum ac_type m_reads_first[AC_NR_TYPES] = {
@@ -461,6 +464,38 @@ static void m_after_dispatch(struct model *m, const struct m_req *r)
 		m->starved++;
 }
 
+/*
+ * A pick with writes held: a read in the rotation, or nothing when no read
+ * is queued; no phase starts, but the read counts in the phase running.
+ */
+static bool m_dispatch_held(struct model *m, const struct ac_pick *k)
+{
+	unsigned long failed = t_failed_checks;
+	struct m_req *r;
+	int i;
+
+	m->held++;
+	if (!m_dir_count(m, AC_DIR_READ)) {
+		CHECK_EQ(k->kind, AC_PICK_NONE);
+		return failed == t_failed_checks;
+	}
+	CHECK_MSG(k->kind == AC_PICK_GROUP && !ac_type_is_write(k->type) &&
+		  k->group < m_nr(m) && m->cnt[k->group][k->type],
+		  "held: kind %d type %d group %u", k->kind, k->type, k->group);
+	if (failed != t_failed_checks)
+		return false;
+	m_check_read(m, k);
+	i = m_find(m, k->type, (int)k->group);
+	CHECK(i >= 0);
+	if (i < 0)
+		return false;
+	r = m_unqueue(m, (u32)i, M_DISPATCHED);
+	m->dispatched[r->type]++;
+	ac_policy_dispatched(&m->p, r->group, r->type, false);
+	m_after_dispatch(m, r);
+	return failed == t_failed_checks;
+}
+
 /* One pick and its dispatch; false once something failed. */
 static bool m_dispatch(struct model *m)
 {
@@ -477,12 +512,17 @@ static bool m_dispatch(struct model *m)
 		if (i >= 0)
 			h.expire[t] = m->req[m->q[i]].deadline;
 	}
+	/* no draw without holds: the other profiles keep their sequences */
+	m->p.writes_held = !m->draining && m->prof->hold_pct &&
+			   m_below(m, 100) < m->prof->hold_pct;
 	k = ac_policy_pick(&m->p, &h, m->now);
 	m->picks++;
 	if (!m->qlen) {
 		CHECK_EQ(k.kind, AC_PICK_NONE);
 		return failed == t_failed_checks;
 	}
+	if (m->p.writes_held)
+		return m_dispatch_held(m, &k);
 	CHECK_MSG(k.kind != AC_PICK_NONE, "stall: NONE with %u queued",
 		  m->qlen);
 	exp = m_phase(m, &h, &start);
@@ -558,6 +598,7 @@ static bool m_consistent(const struct model *m)
 		CHECK(m_writes(m, (u32)p->proc) > 0);
 	CHECK_EQ(p->stats.read_rounds, m->rounds);
 	CHECK_EQ(p->stats.write_batches, m->batches);
+	CHECK_EQ(p->stats.writes_held, m->held);
 	CHECK_EQ(p->stats.starved_switches, m->switches);
 	CHECK_EQ(p->stats.proc_fallbacks, m->fallbacks);
 	CHECK_EQ(p->phase_left, m->phase_left);
@@ -626,6 +667,7 @@ static void m_run(const struct m_profile *pr, u64 seed)
 			break;
 	}
 	/* drain: one pick per queued request, no more */
+	m->draining = true;
 	for (n = m->qlen; n && failed == t_failed_checks; n--) {
 		m->now += m_below(m, 4);
 		if (m_dispatch(m))
@@ -699,6 +741,10 @@ static const struct m_profile m_profiles[] = {
 	  .expire = { 40, 300, 150, 1200 }, .read_pct = 70, .sync_pct = 60,
 	  .max_depth = 32, .regroup_permille = 1, .tune_permille = 5,
 	  .tune_max = 16, .now0 = UINT64_MAX - 20000 },
+	{ .name = "writes_held", .nr_max = 8,
+	  .expire = { 40, 300, 150, 1200 }, .read_pct = 50, .sync_pct = 60,
+	  .max_depth = 48, .regroup_permille = 1, .tune_permille = 5,
+	  .tune_max = 16, .hold_pct = 40 },
 };
 
 static void m_profile_run(const char *name)
@@ -733,6 +779,7 @@ M_TEST(write_heavy)
 M_TEST(many_channels)
 M_TEST(single_channel)
 M_TEST(clock_wrap)
+M_TEST(writes_held)
 
 const struct t_case t_model[] = {
 	{ "model/defaults", test_model_defaults },
@@ -743,5 +790,6 @@ const struct t_case t_model[] = {
 	{ "model/many_channels", test_model_many_channels },
 	{ "model/single_channel", test_model_single_channel },
 	{ "model/clock_wrap", test_model_clock_wrap },
+	{ "model/writes_held", test_model_writes_held },
 	{ NULL, NULL },
 };
