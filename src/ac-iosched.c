@@ -612,26 +612,26 @@ static bool ac_allow_merge(struct request_queue *q, struct request *rq,
  * (attempt_back_merge() and attempt_front_merge()); hiding a neighbour that
  * would widen the request is how such a merge is refused.
  */
+static struct request *ac_merge_neighbour(struct request_queue *q,
+					  struct request *rq,
+					  struct request *other)
+{
+	if (other && !ac_merge_ok(ac_queue_data(q), rq, blk_rq_pos(other),
+				  blk_rq_sectors(other)))
+		return NULL;
+	return other;
+}
+
 static struct request *ac_next_request(struct request_queue *q,
 				       struct request *rq)
 {
-	struct request *next = elv_rb_latter_request(q, rq);
-
-	if (next && !ac_merge_ok(ac_queue_data(q), rq, blk_rq_pos(next),
-				 blk_rq_sectors(next)))
-		return NULL;
-	return next;
+	return ac_merge_neighbour(q, rq, elv_rb_latter_request(q, rq));
 }
 
 static struct request *ac_former_request(struct request_queue *q,
 					 struct request *rq)
 {
-	struct request *prev = elv_rb_former_request(q, rq);
-
-	if (prev && !ac_merge_ok(ac_queue_data(q), rq, blk_rq_pos(prev),
-				 blk_rq_sectors(prev)))
-		return NULL;
-	return prev;
+	return ac_merge_neighbour(q, rq, elv_rb_former_request(q, rq));
 }
 
 /*
