@@ -440,11 +440,18 @@ static bool ac_writes_held(struct ac_data *ad)
 	       ac_reads_about(ad);
 }
 
-/* @rq leaves for the device: count it until ac_finish_request(). */
+/*
+ * @rq leaves for the device: count it until ac_finish_request().  Only
+ * write_inflight needs the counts; without it, completions stay as cheap
+ * as before.  A request counted (flagged) is always uncounted, whatever
+ * the tunable is by then.
+ */
 static void ac_mark_out(struct ac_data *ad, struct request *rq)
 {
 	unsigned long flags = ac_rq_flags(rq);
 
+	if (!ad->write_inflight)
+		return;
 	if (req_op(rq) == REQ_OP_READ) {
 		atomic_inc(&ad->reads_out);
 		flags |= AC_RQ_READ_OUT;
