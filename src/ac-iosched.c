@@ -126,13 +126,6 @@ static u64 ac_disk_capacity(struct ac_data *ad)
 	return ad->q->disk ? get_capacity(ad->q->disk) : 0;
 }
 
-/* Sub-group of @pos under the current mapping, channels and capacity. */
-static u32 ac_group_of(struct ac_data *ad, sector_t pos)
-{
-	return ac_map_sector(ad->mapping, ad->nr_channels, pos, ad->capacity,
-			     ad->stripe_kb * 2);
-}
-
 static struct ac_map ac_map_of(struct ac_data *ad)
 {
 	return (struct ac_map) {
@@ -141,6 +134,20 @@ static struct ac_map ac_map_of(struct ac_data *ad)
 		.capacity = ad->capacity,
 		.stripe_sectors = ad->stripe_kb * 2,
 	};
+}
+
+/* Sub-group of @pos under the current mapping, channels and capacity. */
+static u32 ac_group_of(struct ac_data *ad, sector_t pos)
+{
+	struct ac_map map = ac_map_of(ad);
+
+	return ac_map_group(&map, pos);
+}
+
+/* Reads and writes keep to channels; other operations merge as they may. */
+static bool ac_merge_channel_bound(struct request *rq)
+{
+	return req_op(rq) == REQ_OP_READ || req_op(rq) == REQ_OP_WRITE;
 }
 
 /*
@@ -154,10 +161,11 @@ static struct ac_map ac_map_of(struct ac_data *ad)
 static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 			sector_t pos, sector_t len)
 {
-	struct ac_map map = ac_map_of(ad);
+	struct ac_map map;
 
-	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
+	if (!ac_merge_channel_bound(rq))
 		return true;
+	map = ac_map_of(ad);
 	if (ac_map_merge_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq), pos, len))
 		return true;
 	ad->stats.merges_refused++;
@@ -279,10 +287,11 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
  */
 static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 {
-	struct ac_map map = ac_map_of(ad);
+	struct ac_map map;
 
-	if (req_op(rq) != REQ_OP_READ && req_op(rq) != REQ_OP_WRITE)
+	if (!ac_merge_channel_bound(rq))
 		return true;
+	map = ac_map_of(ad);
 	return ac_map_append_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq));
 }
 

@@ -529,10 +529,7 @@ u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)
 		return chunks < nr ? (u32)chunks : nr;
 	}
 	/* range: sub-groups grow with the sector */
-	return ac_map_sector(m->mapping, nr, last, m->capacity,
-			     m->stripe_sectors) -
-	       ac_map_sector(m->mapping, nr, sector, m->capacity,
-			     m->stripe_sectors) + 1;
+	return ac_map_group(m, last) - ac_map_group(m, sector) + 1;
 }
 
 bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,

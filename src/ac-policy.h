@@ -173,6 +173,13 @@ struct ac_map {
 	u32 stripe_sectors;
 };
 
+/* ac_map_sector() of @sector under @m. */
+static inline u32 ac_map_group(const struct ac_map *m, u64 sector)
+{
+	return ac_map_sector(m->mapping, m->nr_channels, sector, m->capacity,
+			     m->stripe_sectors);
+}
+
 /*
  * Sub-groups covered by @nr_sectors sectors from @sector: 1 for a request
  * inside one channel's stripe or range, up to nr_channels.
