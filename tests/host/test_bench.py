@@ -111,3 +111,34 @@ def test_a_loss_is_reported_as_not_met(tmp_path):
     assert [g["met"] for g in summary["goals"]] == [False, False]
     md = open(os.path.join(str(tmp_path), "summary.md")).read()
     assert "0.80 loss vs none" in md
+
+
+def finished_results(tmp_path, plan, boot, status="0", finished="2026-11-23T17:38:02+00:00"):
+    """A results directory holding boot 1 as bench/compare collects it."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "boot1-status").write_text(status + "\n")
+    gplan = {k: v for k, v in plan.items() if k != "boots"}
+    gplan["devices"] = boot["devices"]
+    (raw / "boot1-guest.json").write_text(json.dumps({"plan": gplan, "finished": finished}))
+    return str(tmp_path)
+
+
+def test_resume_keeps_only_a_complete_boot_of_the_same_plan(tmp_path):
+    cmp = load_script("compare")
+    boot = {"devices": [{"name": "ssdsim-stripe", "workloads": ["randread-direct"]}]}
+    plan = {"reps": 5, "runtime": 4, "ramp": 1, "schedulers": ["none", "ac"], "boots": [boot]}
+    results = finished_results(tmp_path, plan, boot)
+    assert cmp.finished_boot(results, 0, boot, plan)["finished"]
+    assert cmp.finished_boot(results, 1, boot, plan) is None             # never ran
+    other = dict(plan, reps=3)
+    assert cmp.finished_boot(results, 0, boot, other) is None            # other repetitions
+    more = {"devices": [{"name": "ssdsim-stripe", "workloads": ["randread-direct", "seqread-direct"]}]}
+    assert cmp.finished_boot(results, 0, more, plan) is None             # other workloads
+
+
+def test_resume_runs_again_a_boot_that_failed(tmp_path):
+    cmp = load_script("compare")
+    boot = {"devices": [{"name": "nullb", "workloads": ["randread-direct"]}]}
+    plan = {"reps": 5, "runtime": 4, "ramp": 1, "schedulers": ["none", "ac"], "boots": [boot]}
+    assert cmp.finished_boot(finished_results(tmp_path, plan, boot, status="1"), 0, boot, plan) is None
