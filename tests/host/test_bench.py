@@ -142,3 +142,17 @@ def test_resume_runs_again_a_boot_that_failed(tmp_path):
     boot = {"devices": [{"name": "nullb", "workloads": ["randread-direct"]}]}
     plan = {"reps": 5, "runtime": 4, "ramp": 1, "schedulers": ["none", "ac"], "boots": [boot]}
     assert cmp.finished_boot(finished_results(tmp_path, plan, boot, status="1"), 0, boot, plan) is None
+
+
+def test_a_kept_boot_has_its_kernel_log_checked(tmp_path):
+    sm = load_script("summarize")
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    (raw / "boot1-dmesg.txt").write_text("[ 1.0] ssdsim: loaded\n")
+    (raw / "boot2-dmesg.txt").write_text(
+        "[ 9.5] WARNING: CPU: 1 PID: 77 at block/blk-mq.c:1234 blk_mq_foo+0x1/0x2\n")
+    run = {"boots": [{"devices": ["ssdsim-stripe"], "kept_from_earlier_run": True},
+                     {"devices": ["nullb"], "kept_from_earlier_run": True}]}
+    lines, probs = sm.boot_notes(str(tmp_path), run)
+    assert len(lines) == 2 and "kept from an earlier run" in lines[0]
+    assert len(probs) == 1 and probs[0].startswith("boot 2: kernel log")
