@@ -118,6 +118,7 @@ def finished_results(tmp_path, plan, boot, status="0", finished="2026-11-23T17:3
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "boot1-status").write_text(status + "\n")
+    (raw / "boot1-dmesg.txt").write_text("[ 1.0] ssdsim: loaded\n")
     gplan = {k: v for k, v in plan.items() if k != "boots"}
     gplan["devices"] = boot["devices"]
     (raw / "boot1-guest.json").write_text(json.dumps({"plan": gplan, "finished": finished}))
@@ -144,15 +145,27 @@ def test_resume_runs_again_a_boot_that_failed(tmp_path):
     assert cmp.finished_boot(finished_results(tmp_path, plan, boot, status="1"), 0, boot, plan) is None
 
 
+def test_resume_needs_the_kernel_log_of_a_kept_boot(tmp_path):
+    cmp = load_script("compare")
+    boot = {"devices": [{"name": "nullb", "workloads": ["randread-direct"]}]}
+    plan = {"reps": 5, "runtime": 4, "ramp": 1, "schedulers": ["none", "ac"], "boots": [boot]}
+    results = finished_results(tmp_path, plan, boot)
+    os.remove(os.path.join(results, "raw", "boot1-dmesg.txt"))
+    assert cmp.finished_boot(results, 0, boot, plan) is None
+
+
 def test_a_kept_boot_has_its_kernel_log_checked(tmp_path):
-    sm = load_script("summarize")
+    cmp = load_script("compare")
     raw = tmp_path / "raw"
     raw.mkdir()
     (raw / "boot1-dmesg.txt").write_text("[ 1.0] ssdsim: loaded\n")
     (raw / "boot2-dmesg.txt").write_text(
         "[ 9.5] WARNING: CPU: 1 PID: 77 at block/blk-mq.c:1234 blk_mq_foo+0x1/0x2\n")
-    run = {"boots": [{"devices": ["ssdsim-stripe"], "kept_from_earlier_run": True},
-                     {"devices": ["nullb"], "kept_from_earlier_run": True}]}
-    lines, probs = sm.boot_notes(str(tmp_path), run)
+    g = {"started": "2026-11-23T16:18:38+00:00", "finished": "2026-11-23T17:38:02+00:00"}
+    clean = cmp.kept_boot(str(tmp_path), 0, {"devices": [{"name": "ssdsim-stripe"}]}, g)
+    warned = cmp.kept_boot(str(tmp_path), 1, {"devices": [{"name": "nullb"}]}, g)
+    assert clean["kept_from_earlier_run"] and clean["kernel_log_reports"] == []
+    assert warned["kernel_log_reports"]
+    sm = load_script("summarize")
+    lines = sm.boot_notes({"boots": [clean, warned]})
     assert len(lines) == 2 and "kept from an earlier run" in lines[0]
-    assert len(probs) == 1 and probs[0].startswith("boot 2: kernel log")
