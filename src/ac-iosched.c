@@ -61,6 +61,11 @@
 #define AC_RQ_SORTED	BIT(1)	/* on a FIFO, a sub-queue and in the policy */
 #define AC_RQ_READ_OUT	BIT(2)	/* dispatched read, counted in reads_out */
 #define AC_RQ_WRITE_OUT	BIT(3)	/* dispatched write, counted in writes_out */
+#define AC_RQ_OCC	BIT(4)	/* counted in the occupancy of its unit */
+#define AC_RQ_OCC_WRITE	BIT(5)	/* ... and in its writes */
+/* Bits 8-15: the unit it is counted at, while AC_RQ_OCC is set. */
+#define AC_RQ_UNIT_SHIFT	8
+#define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 
 /*
  * Reads are "about" for write_inflight while one is queued or at the
@@ -133,15 +138,19 @@ static struct ac_map ac_map_of(struct ac_data *ad)
 		.nr_channels = ad->nr_channels,
 		.capacity = ad->capacity,
 		.stripe_sectors = ad->stripe_kb * 2,
+		.dies = ad->dies_per_channel,
 	};
 }
 
-/* Sub-group of @pos under the current mapping, channels and capacity. */
+/*
+ * Sub-group of @pos: its unit (channel and die) under the current mapping,
+ * channels, dies and capacity.
+ */
 static u32 ac_group_of(struct ac_data *ad, sector_t pos)
 {
 	struct ac_map map = ac_map_of(ad);
 
-	return ac_map_group(&map, pos);
+	return ac_map_unit(&map, pos);
 }
 
 /* Reads and writes keep to channels; other operations merge as they may. */
@@ -214,14 +223,17 @@ void ac_regroup(struct ac_data *ad)
 
 	lockdep_assert_held(&ad->lock);
 
-	for (group = 0; group < AC_MAX_CHANNELS; group++) {
+	for (group = 0; group < AC_MAX_UNITS; group++) {
 		for (type = 0; type < AC_NR_TYPES; type++) {
 			ad->sort[group][type] = RB_ROOT;
 			ad->last_pos[group][type] = 0;
 		}
 	}
 	ad->capacity = ac_disk_capacity(ad);
+	ad->policy.dies_per_channel = ad->dies_per_channel;
 	ac_policy_regroup(&ad->policy, ad->nr_channels);
+	/* the layout changed: what caps held may go now */
+	WRITE_ONCE(ad->cap_waiting, false);
 
 	for (type = 0; type < AC_NR_TYPES; type++) {
 		list_for_each_entry(rq, &ad->fifo[type], queuelist) {
@@ -232,6 +244,13 @@ void ac_regroup(struct ac_data *ad)
 		}
 	}
 	ad->stats.regroups++;
+}
+
+void ac_tunables_changed(struct ac_data *ad)
+{
+	/* a cap raised or lifted: what it held may go now */
+	WRITE_ONCE(ad->cap_waiting, false);
+	blk_mq_run_hw_queues(ad->q, true);
 }
 
 /*
@@ -344,6 +363,8 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 
 	trace_block_rq_insert(rq);
 	ac_queue_sorted(ad, rq);
+	/* it may target a unit below its cap: let has_work() see it */
+	WRITE_ONCE(ad->cap_waiting, false);
 }
 
 #ifdef AC_HAVE_INSERT_FLAGS
@@ -498,6 +519,82 @@ static void ac_mark_back(struct ac_data *ad, struct request *rq)
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_READ_OUT | AC_RQ_WRITE_OUT));
 }
 
+/* Whether @rq counts as a write at its unit (reads avoid those). */
+static bool ac_occ_is_write(struct request *rq)
+{
+	return req_op(rq) == REQ_OP_WRITE || req_op(rq) == REQ_OP_WRITE_ZEROES;
+}
+
+/*
+ * @rq leaves for the device at @unit: count it there until it completes or
+ * comes back (ac_occ_put()).  The unit is stored in the request, so the
+ * count is undone exactly whatever the layout is by then.
+ */
+static void ac_occ_get(struct ac_data *ad, struct request *rq, u32 unit)
+{
+	unsigned long flags = ac_rq_flags(rq);
+
+	if (flags & AC_RQ_OCC || unit >= AC_MAX_UNITS)
+		return;
+	atomic_inc(&ad->occ.all[unit]);
+	flags |= AC_RQ_OCC | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
+	if (ac_occ_is_write(rq)) {
+		atomic_inc(&ad->occ.writes[unit]);
+		flags |= AC_RQ_OCC_WRITE;
+	}
+	ac_rq_set_flags(rq, flags);
+}
+
+/*
+ * @rq is no longer at the device: uncount it.  Runs at completion, maybe in
+ * interrupt context, without the lock.  If a pick found every queued
+ * request held by caps, this completion may free a unit: run the queue.
+ * The barrier orders the count before the flag, as ac_dispatch_sorted()
+ * orders the flag before its second look at the counts.
+ */
+static void ac_occ_put(struct ac_data *ad, struct request *rq)
+{
+	unsigned long flags = ac_rq_flags(rq);
+	u32 unit;
+
+	if (!(flags & AC_RQ_OCC))
+		return;
+	unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
+	atomic_dec(&ad->occ.all[unit]);
+	if (flags & AC_RQ_OCC_WRITE)
+		atomic_dec(&ad->occ.writes[unit]);
+	ac_rq_set_flags(rq, flags & ~(AC_RQ_OCC | AC_RQ_OCC_WRITE |
+				      AC_RQ_UNIT_MASK));
+	/* the count before the flag: pairs with the smp_mb() in ac_pick() */
+	smp_mb__after_atomic();
+	if (READ_ONCE(ad->cap_waiting)) {
+		WRITE_ONCE(ad->cap_waiting, false);
+		blk_mq_run_hw_queues(rq->q, true);
+	}
+}
+
+/*
+ * The policy's pick.  When caps hold every queued request back, say so in
+ * cap_waiting and look once more: a completion that uncounted a unit before
+ * it could see the flag is then seen here (pairs with ac_occ_put()).
+ */
+static struct ac_pick ac_pick(struct ac_data *ad,
+			      const struct ac_fifo_heads *heads)
+{
+	struct ac_pick pick;
+
+	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
+	if (pick.kind != AC_PICK_NONE || !pick.capped)
+		return pick;
+	WRITE_ONCE(ad->cap_waiting, true);
+	/* the flag before the counts: pairs with ac_occ_put() */
+	smp_mb();
+	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
+	if (pick.kind != AC_PICK_NONE || !pick.capped)
+		WRITE_ONCE(ad->cap_waiting, false);
+	return pick;
+}
+
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_fifo_heads heads = {};
@@ -521,7 +618,9 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	}
 
 	ad->policy.writes_held = ac_writes_held(ad);
-	pick = ac_policy_pick(&ad->policy, &heads, get_jiffies_64());
+	pick = ac_pick(ad, &heads);
+	if (pick.kind == AC_PICK_NONE && pick.capped)
+		return NULL;
 	if (pick.kind == AC_PICK_NONE && ad->policy.writes_held) {
 		/* only writes are queued, and they must wait */
 		WRITE_ONCE(ad->writes_waiting, true);
@@ -541,7 +640,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		break;
 	case AC_PICK_GROUP:
 		rq = NULL;
-		if (pick.group < AC_MAX_CHANNELS && pick.type < AC_NR_TYPES)
+		if (pick.group < AC_MAX_UNITS && pick.type < AC_NR_TYPES)
 			rq = ac_subqueue_next(ad, pick.group, pick.type);
 		break;
 	default:
@@ -554,6 +653,8 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		      pick.kind, pick.type, pick.group, ad->nr_sorted)) {
 		rq = ac_fallback(ad);
 		expired = false;
+		if (!rq)
+			return NULL;
 	}
 
 	/* Account with what was stored at insert, whatever was picked. */
@@ -563,6 +664,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	ac_unqueue(ad, rq);
 	ac_policy_dispatched(&ad->policy, group, type, expired);
 	ac_mark_out(ad, rq);
+	ac_occ_get(ad, rq, group);
 	return rq;
 }
 
@@ -581,6 +683,9 @@ static struct request *ac_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		ad->stats.head_dispatched++;
+		/* requeued reads and writes are at the device like any other */
+		if (ac_rq_flags(rq) & AC_RQ_INSERTED)
+			ac_occ_get(ad, rq, ac_group_of(ad, blk_rq_pos(rq)));
 	} else {
 		rq = ac_dispatch_sorted(ad);
 	}
@@ -595,7 +700,12 @@ static bool ac_has_work(struct blk_mq_hw_ctx *hctx)
 {
 	struct ac_data *ad = ac_queue_data(hctx->queue);
 
-	return !list_empty_careful(&ad->dispatch) || READ_ONCE(ad->nr_sorted);
+	/*
+	 * Requests held back by caps are not work: a completion runs the
+	 * queue when one may go (ac_occ_put()), so the core must not poll.
+	 */
+	return !list_empty_careful(&ad->dispatch) ||
+	       (READ_ONCE(ad->nr_sorted) && !READ_ONCE(ad->cap_waiting));
 }
 
 /* Merge @bio into a queued request; called before @bio gets a request. */
@@ -778,6 +888,7 @@ static void ac_finish_request(struct request *rq)
 	struct ac_data *ad = ac_queue_data(rq->q);
 
 	ac_mark_back(ad, rq);
+	ac_occ_put(ad, rq);
 	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
 		atomic64_inc(&ad->completed);
 		ac_rq_set_flags(rq, 0);
@@ -795,6 +906,7 @@ static void ac_requeue_request(struct request *rq)
 	WARN_ON_ONCE(ac_rq_flags(rq) & AC_RQ_SORTED);
 	atomic64_inc(&ad->requeued);
 	ac_mark_back(ad, rq);
+	ac_occ_put(ad, rq);
 }
 
 static bool ac_op_is_sync_read(blk_opf_t opf)
@@ -954,7 +1066,8 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	enum ac_type type;
 	u32 group;
 
-	ad = kzalloc_node(sizeof(*ad), GFP_KERNEL, q->node);
+	/* about 25 KiB with the per-unit arrays: may come from vmalloc */
+	ad = kvzalloc_node(sizeof(*ad), GFP_KERNEL, q->node);
 	if (!ad)
 		return NULL;
 
@@ -963,9 +1076,10 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	INIT_LIST_HEAD(&ad->dispatch);
 	for (type = 0; type < AC_NR_TYPES; type++)
 		INIT_LIST_HEAD(&ad->fifo[type]);
-	for (group = 0; group < AC_MAX_CHANNELS; group++)
+	for (group = 0; group < AC_MAX_UNITS; group++)
 		for (type = 0; type < AC_NR_TYPES; type++)
 			ad->sort[group][type] = RB_ROOT;
+	ad->policy.occ = &ad->occ;
 	atomic64_set(&ad->completed, 0);
 	atomic_set(&ad->reads_out, 0);
 	atomic_set(&ad->writes_out, 0);
@@ -974,8 +1088,10 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	atomic64_set(&ad->requeued, 0);
 
 	ac_policy_init(&ad->policy, 1);
+	ad->policy.occ = &ad->occ;
 	/* The sysfs table holds the defaults, the policy's tunables too. */
 	ac_tunables_init(ad);
+	ad->policy.dies_per_channel = ad->dies_per_channel;
 	ac_policy_regroup(&ad->policy, ad->nr_channels);
 	ad->capacity = ac_disk_capacity(ad);
 	return ad;
@@ -1005,7 +1121,7 @@ static void *ac_alloc_sched_data(struct request_queue *q)
 
 static void ac_free_sched_data(void *data)
 {
-	kfree(data);
+	kvfree(data);
 }
 
 static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
@@ -1058,26 +1174,31 @@ static void ac_exit_sched(struct elevator_queue *e)
 	u64 inserted, completed;
 	enum ac_type type;
 	u32 group, queued, sorted;
+	int occupied = 0;
 
 	spin_lock(&ad->lock);
 	WARN_ON_ONCE(!list_empty(&ad->dispatch));
 	for (type = 0; type < AC_NR_TYPES; type++)
 		WARN_ON_ONCE(!list_empty(&ad->fifo[type]));
-	for (group = 0; group < AC_MAX_CHANNELS; group++)
+	for (group = 0; group < AC_MAX_UNITS; group++) {
 		for (type = 0; type < AC_NR_TYPES; type++)
 			WARN_ON_ONCE(!RB_EMPTY_ROOT(&ad->sort[group][type]));
+		occupied |= atomic_read(&ad->occ.all[group]) |
+			    atomic_read(&ad->occ.writes[group]);
+	}
 	queued = ac_policy_queued(&ad->policy);
 	sorted = ad->nr_sorted;
 	inserted = ad->stats.inserted;
 	spin_unlock(&ad->lock);
 	completed = atomic64_read(&ad->completed);
 
-	WARN_ONCE(queued || sorted || inserted != completed,
-		  "ac: at exit %u queued in the policy, %u sorted, %llu inserted, %llu completed\n",
-		  queued, sorted, inserted, completed);
+	WARN_ONCE(queued || sorted || inserted != completed || occupied,
+		  "ac: at exit %u queued in the policy, %u sorted, %llu inserted, %llu completed, occupancy %s\n",
+		  queued, sorted, inserted, completed,
+		  occupied ? "left" : "zero");
 
 #ifndef AC_HAVE_ALLOC_SCHED_DATA
-	kfree(ad);
+	kvfree(ad);
 #endif
 }
 

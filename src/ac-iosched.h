@@ -49,9 +49,9 @@ struct ac_data {
 	 * sector-sorted tree of its sub-queue (rq->rb_node).
 	 */
 	struct list_head fifo[AC_NR_TYPES];
-	struct rb_root sort[AC_MAX_CHANNELS][AC_NR_TYPES];
+	struct rb_root sort[AC_MAX_UNITS][AC_NR_TYPES];
 	/* Start of the last request dispatched from each sub-queue (C-SCAN). */
-	sector_t last_pos[AC_MAX_CHANNELS][AC_NR_TYPES];
+	sector_t last_pos[AC_MAX_UNITS][AC_NR_TYPES];
 
 	/*
 	 * Requests that are not reordered: inserted at head (requeues
@@ -72,11 +72,14 @@ struct ac_data {
 	 */
 	u32 expire_ms[AC_NR_TYPES];
 	u32 nr_channels;
+	u32 dies_per_channel;
 	u32 mapping;		/* enum ac_mapping */
 	u32 stripe_kb;
 	/* Writes the device may hold while reads are about; 0: no limit. */
 #define AC_DEF_WRITE_INFLIGHT	0
 	u32 write_inflight;
+	/* Requests at one unit of the device; 0: no cap (policy.unit_depth). */
+#define AC_DEF_UNIT_DEPTH	0
 
 	/*
 	 * Reads and writes we dispatched from the sub-queues that have not
@@ -89,12 +92,26 @@ struct ac_data {
 	/* A pick found only held writes: run the queue when a write ends. */
 	bool writes_waiting;
 
+	/*
+	 * A pick found every queued request held by unit_depth: the next
+	 * completion (ac_occ_put()) runs the queue, and has_work() says no
+	 * until then.  Set under the lock, cleared without it.
+	 */
+	bool cap_waiting;
+
 	/* Async tag limit last set on an hctx (debugfs only); no lock. */
 	unsigned int async_depth;
 
 	struct ac_counters stats;
 	atomic64_t completed;	/* inserted requests freed; no lock */
 	atomic64_t requeued;	/* requeue_request() calls; no lock */
+
+	/*
+	 * Requests at the device per unit (spec 4.4), written at dispatch
+	 * (lock held) and at completion or requeue (no lock): away from the
+	 * lock's cache line.
+	 */
+	struct ac_occupancy occ ____cacheline_aligned_in_smp;
 };
 
 static inline struct ac_data *ac_queue_data(struct request_queue *q)
@@ -106,6 +123,8 @@ const char *ac_type_name(enum ac_type type);
 
 /* ac-iosched.c: recompute every queued request's sub-group (lock held). */
 void ac_regroup(struct ac_data *ad);
+/* ac-iosched.c: a tunable changed that may free held requests (no lock). */
+void ac_tunables_changed(struct ac_data *ad);
 /*
  * The tag limit of async requests and writes, and what it limits: "queue"
  * (q->async_depth), "bitmap" (shallow_depth counts the whole tag bitmap) or

@@ -52,6 +52,25 @@
  *   write waits for ever.  Why: reads queue inside the device behind the
  *   programs of every write it holds, whatever order AC sent them in; the
  *   read/write matrices only protect reads if few writes are in the device.
+ * - Units and occupancy (spec 4.4).  A sub-group is a parallel unit, a die
+ *   of a channel; with dies_per_channel 1 it is the thesis's channel.  The
+ *   read matrix is per unit; write batches (PROC) are per channel, and the
+ *   PROC channel's writes go to its least occupied die.  The glue counts
+ *   its requests at the device per unit (struct ac_occupancy); a read goes
+ *   to the best unit by, in this order: idle, no write of ours at the
+ *   device, not PROC, fewest at the device, PEND before END, rotation
+ *   (ac_read_rank()).  With nothing at the device that is the thesis's
+ *   walk.  A new round starts when no unit that a cap lets through is PEND
+ *   outside the PROC channel.
+ * - Caps (unit_depth).  A unit at its cap is passed over.  If every sync
+ *   read is held, an async read goes; if every read is held, a write goes,
+ *   and the other way round; if every die of the PROC channel with writes
+ *   is held, the batch moves on to the next channel whose writes can go.
+ *   Only when every queued request is held does the pick return NONE with
+ *   capped set; the glue then waits for a completion.  An expired FIFO head
+ *   overrides caps: it goes when the phase starts, as always, and also
+ *   whenever caps hold everything back, so a request waits at most one
+ *   completion past its deadline per expired request ahead of it.
  * - Merges (ac_map_merge_ok()).  Two adjacent extents become one request
  *   only if the result covers no more sub-groups than the wider of the
  *   two: merging work of two channels into one command makes both channels
@@ -122,16 +141,38 @@ static u32 ac_clamp_nr(u32 nr_channels)
 	return ac_at_least_one(nr_channels);
 }
 
-/* Sub-groups in use. */
+/* Dies per channel such that @nr_channels x dies fits AC_MAX_UNITS. */
+static u32 ac_clamp_dies(u32 dies, u32 nr_channels)
+{
+	u32 max = AC_MAX_UNITS / ac_clamp_nr(nr_channels);
+
+	if (max > AC_MAX_DIES)
+		max = AC_MAX_DIES;
+	dies = ac_at_least_one(dies);
+	return dies < max ? dies : max;
+}
+
+/* Channels in use. */
 static u32 ac_nr(const struct ac_policy *p)
 {
 	return ac_clamp_nr(p->nr_channels);
 }
 
+u32 ac_policy_units(const struct ac_policy *p)
+{
+	return ac_nr(p) * ac_clamp_dies(p->dies_per_channel, p->nr_channels);
+}
+
 /* Index into grp[] that stays in bounds whatever the caller passed. */
 static u32 ac_idx(u32 group)
 {
-	return group < AC_MAX_CHANNELS ? group : AC_MAX_CHANNELS - 1;
+	return group < AC_MAX_UNITS ? group : AC_MAX_UNITS - 1;
+}
+
+/* Channel of unit @idx, an index into chan_writes[]. */
+static u32 ac_chan(const struct ac_policy *p, u32 idx)
+{
+	return idx % ac_nr(p);
 }
 
 static u32 ac_reads(const struct ac_group *g)
@@ -139,9 +180,16 @@ static u32 ac_reads(const struct ac_group *g)
 	return g->nr[AC_READ_SYNC] + g->nr[AC_READ_ASYNC];
 }
 
-static u32 ac_writes(const struct ac_group *g)
+/* Writes queued on channel @c. */
+static u32 ac_chan_writes(const struct ac_policy *p, u32 c)
 {
-	return g->nr[AC_WRITE_SYNC] + g->nr[AC_WRITE_ASYNC];
+	return p->chan_writes[c][0] + p->chan_writes[c][1];
+}
+
+/* Index of @type (a write) in chan_writes[][]. */
+static u32 ac_wi(enum ac_type type)
+{
+	return type == AC_WRITE_SYNC ? 0 : 1;
 }
 
 static u32 ac_dir_queued(const struct ac_policy *p, enum ac_dir dir)
@@ -166,6 +214,20 @@ static struct ac_pick ac_make_pick(enum ac_pick_kind kind, enum ac_type type,
 	return pick;
 }
 
+/* Nothing to dispatch now: every queued request is held by unit_depth. */
+static struct ac_pick ac_capped_pick(void)
+{
+	struct ac_pick pick = { .kind = AC_PICK_NONE, .capped = true };
+
+	return pick;
+}
+
+/* Whether unit @u is at its cap. */
+static bool ac_capped(const struct ac_policy *p, u32 u)
+{
+	return p->unit_depth && ac_occ_all(p->occ, u) >= p->unit_depth;
+}
+
 void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 {
 	p->fifo_batch = AC_DEF_FIFO_BATCH;
@@ -174,6 +236,10 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	/* regroup clamps these: the first rotation starts at sub-group 0 */
 	p->last_read = AC_MAX_CHANNELS - 1;
 	p->last_write = AC_MAX_CHANNELS - 1;
+	p->last_write_unit = AC_MAX_UNITS - 1;
+	p->dies_per_channel = 1;
+	p->unit_depth = 0;
+	p->occ = NULL;
 	p->dir = AC_DIR_READ;
 	p->starved = 0;
 	p->writes_held = false;
@@ -186,17 +252,24 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 	u32 i;
 
 	p->nr_channels = ac_clamp_nr(nr_channels);
-	for (i = 0; i < AC_MAX_CHANNELS; i++)
+	p->dies_per_channel = ac_clamp_dies(p->dies_per_channel, p->nr_channels);
+	for (i = 0; i < AC_MAX_UNITS; i++)
 		p->grp[i] = (struct ac_group){ 0 };
+	for (i = 0; i < AC_MAX_CHANNELS; i++) {
+		p->chan_writes[i][0] = 0;
+		p->chan_writes[i][1] = 0;
+	}
 	for (i = 0; i < AC_NR_TYPES; i++)
 		p->queued[i] = 0;
 	p->proc = AC_NO_GROUP;
 	p->batch_writes = 0;
 	p->phase_left = 0;
-	if (p->last_read >= p->nr_channels)
-		p->last_read = p->nr_channels - 1;
+	if (p->last_read >= ac_policy_units(p))
+		p->last_read = ac_policy_units(p) - 1;
 	if (p->last_write >= p->nr_channels)
 		p->last_write = p->nr_channels - 1;
+	if (p->last_write_unit >= ac_policy_units(p))
+		p->last_write_unit = ac_policy_units(p) - 1;
 }
 
 /* Flags after a request left sub-group @idx (dispatched or removed). */
@@ -216,17 +289,18 @@ static void ac_end_batch(struct ac_policy *p, u8 wflag)
 	p->proc = AC_NO_GROUP;
 }
 
-static void ac_left_write(struct ac_policy *p, u32 idx, bool served)
+/* Flags after a write left unit @idx (of channel @c). */
+static void ac_left_write(struct ac_policy *p, u32 c, bool served)
 {
-	struct ac_group *g = &p->grp[idx];
+	struct ac_group *g = &p->grp[c];
 
-	if (!ac_writes(g)) {
+	if (!ac_chan_writes(p, c)) {
 		g->wflag = AC_W_ZERO;
-		if (p->proc == (int)idx)
+		if (p->proc == (int)c)
 			p->proc = AC_NO_GROUP;
 		return;
 	}
-	if (!served || p->proc != (int)idx)
+	if (!served || p->proc != (int)c)
 		return;
 	/* starvation limit: one channel cannot hold the write path */
 	if (++p->batch_writes >= ac_at_least_one(p->write_batch))
@@ -242,19 +316,29 @@ static bool ac_take(struct ac_policy *p, u32 idx, enum ac_type type)
 		return false;
 	g->nr[type]--;
 	p->queued[type]--;
+	if (ac_type_is_write(type)) {
+		u32 *cw = &p->chan_writes[ac_chan(p, idx)][ac_wi(type)];
+
+		if (*cw)
+			(*cw)--;
+	}
 	return true;
 }
 
 void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type)
 {
-	struct ac_group *g = &p->grp[ac_idx(group)];
+	u32 idx = ac_idx(group);
+	struct ac_group *g = &p->grp[idx];
 
 	g->nr[type]++;
 	p->queued[type]++;
 	/* keep END and PROC (spec section 3, clarification) */
 	if (ac_type_is_write(type)) {
-		if (g->wflag == AC_W_ZERO)
-			g->wflag = AC_W_PEND;
+		u32 c = ac_chan(p, idx);
+
+		p->chan_writes[c][ac_wi(type)]++;
+		if (p->grp[c].wflag == AC_W_ZERO)
+			p->grp[c].wflag = AC_W_PEND;
 	} else if (g->rflag == AC_R_ZERO) {
 		g->rflag = AC_R_PEND;
 	}
@@ -267,7 +351,7 @@ void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type)
 	if (!ac_take(p, idx, type))
 		return;
 	if (ac_type_is_write(type))
-		ac_left_write(p, idx, false);
+		ac_left_write(p, ac_chan(p, idx), false);
 	else
 		ac_left_read(p, idx, false);
 }
@@ -289,7 +373,8 @@ void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
 		p->stats.expired[type]++;
 	if (ac_take(p, idx, type)) {
 		if (ac_type_is_write(type)) {
-			ac_left_write(p, idx, true);
+			ac_left_write(p, ac_chan(p, idx), true);
+			p->last_write_unit = idx;
 		} else {
 			ac_left_read(p, idx, true);
 			p->last_read = idx;
@@ -350,41 +435,14 @@ static bool ac_find_expired(const struct ac_policy *p,
 	return false;
 }
 
-/* Any sub-group with requests of @type: only if the flags were corrupted. */
+/* Any unit with requests of @type: only if the flags were corrupted. */
 static int ac_any_group(const struct ac_policy *p, enum ac_type type)
 {
 	int i;
 
-	for (i = 0; i < AC_MAX_CHANNELS; i++)
+	for (i = 0; i < AC_MAX_UNITS; i++)
 		if (p->grp[i].nr[type])
 			return i;
-	return AC_NO_GROUP;
-}
-
-static bool ac_read_ok(const struct ac_group *g, enum ac_type type,
-		       bool avoid_proc)
-{
-	if (!g->nr[type] || g->rflag != AC_R_PEND)
-		return false;
-	return !avoid_proc || g->wflag != AC_W_PROC;
-}
-
-/*
- * Algorithm 3: the first eligible sub-group in rotation after last_read,
- * last_read itself included only if @with_last.
- */
-static int ac_next_read(const struct ac_policy *p, enum ac_type type,
-			bool avoid_proc, bool with_last)
-{
-	u32 nr = ac_nr(p);
-	u32 span = with_last ? nr : nr - 1;
-	u32 i, g;
-
-	for (i = 1; i <= span; i++) {
-		g = (p->last_read + i) % nr;
-		if (ac_read_ok(&p->grp[g], type, avoid_proc))
-			return g;
-	}
 	return AC_NO_GROUP;
 }
 
@@ -394,7 +452,7 @@ static void ac_new_round(struct ac_policy *p)
 	bool changed = false;
 	int i;
 
-	for (i = 0; i < AC_MAX_CHANNELS; i++) {
+	for (i = 0; i < AC_MAX_UNITS; i++) {
 		if (p->grp[i].rflag == AC_R_END) {
 			p->grp[i].rflag = AC_R_PEND;
 			changed = true;
@@ -404,74 +462,290 @@ static void ac_new_round(struct ac_policy *p)
 		p->stats.read_rounds++;
 }
 
+/*
+ * Rank of unit @u as the target of a read, lower is better (spec 4.2 and
+ * 4.4), most significant first:
+ *
+ *   busy       the unit holds requests of ours at the device: an idle unit
+ *              always goes first;
+ *   write out  a write of ours is at the unit (read/write interference);
+ *   PROC       the unit's channel is being batched for writes;
+ *   occupancy  fewer requests at the device first;
+ *   served     END, or the unit served last (not twice in a row);
+ *   rotation   distance after last_read, last_read itself last.
+ *
+ * With no occupancy (all idle) this is the thesis's order: the first PEND
+ * unit in rotation that is not PROC, then the PROC one.
+ */
+static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
+			bool last_served)
+{
+	u32 occ = ac_occ_all(p->occ, u);
+	u32 dist = (u + units - p->last_read - 1) % units;
+	bool served = p->grp[u].rflag != AC_R_PEND ||
+		      (last_served && u == p->last_read);
+	bool proc = p->proc >= 0 && ac_chan(p, u) == (u32)p->proc;
+
+	if (occ > 255)
+		occ = 255;
+	return (u32)(occ > 0) << 30 |
+	       (u32)(ac_occ_writes(p->occ, u) > 0) << 29 |
+	       (u32)proc << 28 | occ << 20 | (u32)served << 19 | dist;
+}
+
+/* Whether unit @u counts as PEND and not PROC in the current round. */
+static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
+{
+	if (p->grp[u].rflag != AC_R_PEND || (last_served && u == p->last_read))
+		return false;
+	return p->proc < 0 || ac_chan(p, u) != (u32)p->proc;
+}
+
+/*
+ * Algorithm 3 with occupancy: the best-ranked unit with reads of @type that
+ * is not at its cap; -1 if none, with *@capped telling whether caps held
+ * some back.  A new round starts when no eligible unit is PEND outside the
+ * PROC channel.
+ */
+static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
+{
+	u32 units = ac_policy_units(p);
+	u32 rank, best_rank = ~0U;
+	bool fresh = false, skipped = false;
+	int best = AC_NO_GROUP;
+	u32 u;
+
+	for (u = 0; u < units; u++) {
+		if (!p->grp[u].nr[type])
+			continue;
+		if (ac_capped(p, u)) {
+			skipped = true;
+			continue;
+		}
+		fresh |= ac_read_fresh(p, u, true);
+	}
+	if (!fresh)
+		ac_new_round(p);
+	for (u = 0; u < units; u++) {
+		if (!p->grp[u].nr[type] || ac_capped(p, u))
+			continue;
+		rank = ac_read_rank(p, u, units, fresh);
+		if (rank < best_rank) {
+			best_rank = rank;
+			best = u;
+		}
+	}
+	if (skipped)
+		p->stats.cap_skips++;
+	*capped = best < 0 && skipped;
+	return best;
+}
+
 static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
 	enum ac_type type = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
-	int g = ac_next_read(p, type, true, false);
+	bool capped = false;
+	int g = ac_best_read(p, type, &capped);
+	u32 c;
 
-	if (g < 0) {
-		ac_new_round(p);
-		g = ac_next_read(p, type, true, true);
+	/* every sync read is held by a cap: an async one rather than none */
+	if (g < 0 && capped && type == AC_READ_SYNC &&
+	    p->queued[AC_READ_ASYNC]) {
+		type = AC_READ_ASYNC;
+		g = ac_best_read(p, type, &capped);
+		capped = true;
 	}
-	if (g < 0) {
-		/* only the PROC sub-group has such reads: never stall */
-		g = ac_next_read(p, type, false, true);
-		if (g >= 0)
-			p->stats.proc_fallbacks++;
-	}
+	if (g < 0 && capped)
+		return ac_capped_pick();
 	if (g < 0)
 		g = ac_any_group(p, type);
 	if (g < 0)
 		return ac_make_pick(AC_PICK_NONE, type, 0);
+	c = ac_chan(p, g);
+	if (p->proc >= 0 && c == (u32)p->proc)
+		p->stats.proc_fallbacks++;
+	if (!ac_occ_all(p->occ, g)) {
+		p->stats.reads_idle++;
+	} else {
+		p->stats.reads_busy++;
+		if (ac_occ_writes(p->occ, g))
+			p->stats.reads_by_write++;
+	}
 	return ac_make_pick(AC_PICK_GROUP, type, g);
 }
 
-/* Algorithm 4: the next PEND sub-group with writes of @type after last_write. */
+/* Algorithm 4: the next PEND channel with writes of @type after last_write. */
 static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 {
 	u32 nr = ac_nr(p);
-	u32 i, g;
+	u32 i, c;
 
 	for (i = 1; i <= nr; i++) {
-		g = (p->last_write + i) % nr;
-		if (p->grp[g].nr[type] && p->grp[g].wflag == AC_W_PEND)
-			return g;
+		c = (p->last_write + i) % nr;
+		if (p->chan_writes[c][ac_wi(type)] &&
+		    p->grp[c].wflag == AC_W_PEND)
+			return c;
 	}
-	return ac_any_group(p, type);
+	for (c = 0; c < nr; c++)
+		if (p->chan_writes[c][ac_wi(type)])
+			return c;
+	return AC_NO_GROUP;
 }
 
 static void ac_start_batch(struct ac_policy *p)
 {
-	int g = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
+	int c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
 
-	if (g < 0)
+	if (c < 0)
 		return;
-	p->grp[g].wflag = AC_W_PROC;
-	p->proc = g;
-	p->last_write = g;
+	p->grp[c].wflag = AC_W_PROC;
+	p->proc = c;
+	p->last_write = c;
 	p->batch_writes = 0;
 	p->stats.write_batches++;
 }
 
+/*
+ * The die of channel @c that gets the next write of @type: the least
+ * occupied one with such writes, in rotation after the last write's unit on
+ * ties; -1 if none, *@capped telling whether caps held some back.
+ */
+static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
+			 bool *capped)
+{
+	u32 nr = ac_nr(p), units = ac_policy_units(p);
+	u32 best_occ = ~0U, best_dist = ~0U;
+	int best = AC_NO_GROUP;
+	u32 u, occ, dist;
+
+	*capped = false;
+	for (u = c; u < units; u += nr) {
+		if (!p->grp[u].nr[type])
+			continue;
+		if (ac_capped(p, u)) {
+			*capped = true;
+			continue;
+		}
+		occ = ac_occ_all(p->occ, u);
+		dist = (u + units - p->last_write_unit - 1) % units;
+		if (occ < best_occ || (occ == best_occ && dist < best_dist)) {
+			best_occ = occ;
+			best_dist = dist;
+			best = u;
+		}
+	}
+	if (*capped)
+		p->stats.cap_skips++;
+	if (best >= 0)
+		*capped = false;
+	return best;
+}
+
+/*
+ * A write of channel @c that no cap holds back: sync first, then async; -1
+ * if none, *@capped telling whether caps held some back.
+ */
+static int ac_write_in(struct ac_policy *p, u32 c, enum ac_type *type,
+		       bool *capped)
+{
+	bool held = false;
+	int u = AC_NO_GROUP;
+
+	*type = AC_WRITE_SYNC;
+	if (p->chan_writes[c][0])
+		u = ac_best_write(p, c, AC_WRITE_SYNC, &held);
+	*capped = held;
+	if (u < 0 && p->chan_writes[c][1]) {
+		*type = AC_WRITE_ASYNC;
+		u = ac_best_write(p, c, AC_WRITE_ASYNC, &held);
+		*capped |= held;
+	}
+	return u;
+}
+
+/*
+ * Every die of the PROC channel with writes is at its cap: the batch gives
+ * way to the next channel in rotation whose writes can go now, so that caps
+ * never leave the device idle while a write could be sent.
+ */
+static int ac_write_elsewhere(struct ac_policy *p, enum ac_type *type)
+{
+	u32 nr = ac_nr(p), i, c;
+	bool capped;
+	int u;
+
+	for (i = 1; i < nr; i++) {
+		c = ((u32)p->proc + i) % nr;
+		if (!ac_chan_writes(p, c))
+			continue;
+		u = ac_write_in(p, c, type, &capped);
+		if (u < 0)
+			continue;
+		ac_end_batch(p, AC_W_PEND);
+		p->grp[c].wflag = AC_W_PROC;
+		p->proc = c;
+		p->last_write = c;
+		p->batch_writes = 0;
+		p->stats.write_batches++;
+		return u;
+	}
+	return AC_NO_GROUP;
+}
+
 static struct ac_pick ac_pick_write(struct ac_policy *p)
 {
-	const struct ac_group *g;
+	enum ac_type type;
+	bool capped;
+	int u;
 
-	if (p->proc >= 0 && !ac_writes(&p->grp[p->proc]))
+	if (p->proc >= 0 && !ac_chan_writes(p, p->proc))
 		ac_end_batch(p, AC_W_ZERO);
 	if (p->proc < 0)
 		ac_start_batch(p);
-	if (p->proc < 0)
-		return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
-	g = &p->grp[p->proc];
-	if (g->nr[AC_WRITE_SYNC])
-		return ac_make_pick(AC_PICK_GROUP, AC_WRITE_SYNC, p->proc);
-	return ac_make_pick(AC_PICK_GROUP, AC_WRITE_ASYNC, p->proc);
+	if (p->proc < 0) {
+		/* only if the counts were corrupted: any write, never stall */
+		u = ac_any_group(p, AC_WRITE_SYNC);
+		type = AC_WRITE_SYNC;
+		if (u < 0) {
+			u = ac_any_group(p, AC_WRITE_ASYNC);
+			type = AC_WRITE_ASYNC;
+		}
+		if (u < 0)
+			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
+		return ac_make_pick(AC_PICK_GROUP, type, u);
+	}
+	u = ac_write_in(p, p->proc, &type, &capped);
+	if (u < 0 && capped) {
+		u = ac_write_elsewhere(p, &type);
+		if (u < 0)
+			return ac_capped_pick();
+	}
+	if (u < 0)
+		u = ac_any_group(p, type);
+	if (u < 0)
+		return ac_make_pick(AC_PICK_NONE, type, 0);
+	return ac_make_pick(AC_PICK_GROUP, type, u);
+}
+
+/* The pick of @dir; if it is held by caps, one of the other direction. */
+static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
+{
+	struct ac_pick pick;
+	enum ac_dir other = dir == AC_DIR_READ ? AC_DIR_WRITE : AC_DIR_READ;
+
+	pick = dir == AC_DIR_READ ? ac_pick_read(p) : ac_pick_write(p);
+	if (!pick.capped || !ac_dir_queued(p, other))
+		return pick;
+	pick = other == AC_DIR_READ ? ac_pick_read(p) : ac_pick_write(p);
+	if (pick.kind == AC_PICK_NONE)
+		pick.capped = true;
+	return pick;
 }
 
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now)
 {
+	struct ac_pick pick;
 	enum ac_type type;
 
 	if (!ac_policy_queued(p))
@@ -480,20 +754,28 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 		p->stats.writes_held++;
 		if (!ac_dir_queued(p, AC_DIR_READ))
 			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
-		return ac_pick_read(p);
-	}
-	if (p->phase_left && !ac_dir_queued(p, p->dir))
-		ac_phase_end(p);
-	if (!p->phase_left) {
-		bool expired = ac_find_expired(p, heads, now, &type);
+		pick = ac_pick_read(p);
+	} else {
+		if (p->phase_left && !ac_dir_queued(p, p->dir))
+			ac_phase_end(p);
+		if (!p->phase_left) {
+			bool expired = ac_find_expired(p, heads, now, &type);
 
-		ac_phase_start(p);
-		if (expired)
-			return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+			ac_phase_start(p);
+			if (expired)
+				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+		}
+		pick = ac_pick_dir(p, p->dir);
 	}
-	if (p->dir == AC_DIR_READ)
-		return ac_pick_read(p);
-	return ac_pick_write(p);
+	if (!pick.capped)
+		return pick;
+	/* everything is held by caps: an expired deadline overrides them */
+	if (ac_find_expired(p, heads, now, &type)) {
+		p->stats.cap_expired++;
+		return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+	}
+	p->stats.cap_holds++;
+	return pick;
 }
 
 u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
@@ -511,6 +793,30 @@ u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 		return 0;
 	group = ac_div64(sector, per_group);
 	return group < nr_channels ? (u32)group : nr_channels - 1;
+}
+
+u32 ac_map_unit(const struct ac_map *m, u64 sector)
+{
+	u32 nr = m->nr_channels, dies = ac_at_least_one(m->dies);
+	u64 per_chan, per_die, die;
+	u32 c;
+
+	if (!nr)
+		return 0;
+	if (m->mapping == AC_MAP_STRIPE)
+		return ac_mod64(ac_div64(sector, ac_at_least_one(m->stripe_sectors)),
+				nr * dies);
+	c = ac_map_group(m, sector);
+	if (dies == 1)
+		return c;
+	per_chan = ac_div64(m->capacity, nr);
+	per_die = ac_div64(per_chan, dies);
+	if (!per_die)
+		return c;
+	die = ac_div64(sector - (u64)c * per_chan, per_die);
+	if (die >= dies)
+		die = dies - 1;
+	return (u32)die * nr + c;
 }
 
 u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)

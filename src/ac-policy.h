@@ -21,13 +21,22 @@
 #define AC_POLICY_H
 
 #ifdef __KERNEL__
+#include <linux/atomic.h>
 #include <linux/types.h>
 #else
-#include "ac-user-types.h"	/* tests/unit: the kernel's u8..s64 in user space */
+#include "ac-user-types.h"	/* tests/unit: u8..s64 and atomic_t in user space */
 #endif
 
-/* Upper bound of nr_channels: the sub-group array is fixed in size. */
+/* Upper bound of nr_channels. */
 #define AC_MAX_CHANNELS		64
+/* Upper bound of dies_per_channel. */
+#define AC_MAX_DIES		64
+/*
+ * Upper bound of nr_channels * dies_per_channel, the parallel units (spec
+ * 4.4): each is a sub-group, with its own sub-queues and occupancy.  A unit
+ * index is stored in 8 bits of a request.
+ */
+#define AC_MAX_UNITS		256
 
 enum ac_type {
 	AC_READ_SYNC,
@@ -61,10 +70,28 @@ enum ac_mapping {
 	AC_MAP_STRIPE,	/* (sector / stripe) mod nr_channels */
 };
 
+/*
+ * A sub-group: one parallel unit (a die of a channel).  Unit u is die
+ * u / nr_channels of channel u % nr_channels, so units 0 .. nr_channels - 1
+ * are the channels' first dies, and with dies_per_channel 1 a unit is a
+ * channel, the thesis's sub-group.  Writes are batched per channel: wflag of
+ * grp[c], c < nr_channels, is channel c's write flag (the other units' wflag
+ * stays ZERO).
+ */
 struct ac_group {
 	u32 nr[AC_NR_TYPES];	/* queued requests of each type */
-	u8 rflag;		/* enum ac_read_flag */
-	u8 wflag;		/* enum ac_write_flag */
+	u8 rflag;		/* enum ac_read_flag, of this unit */
+	u8 wflag;		/* enum ac_write_flag, of channel (index) */
+};
+
+/*
+ * Occupancy (spec 4.4): AC's requests at the device, per unit.  The glue
+ * counts a request at dispatch and uncounts it at completion or requeue,
+ * without the scheduler lock; the policy only reads it.
+ */
+struct ac_occupancy {
+	atomic_t all[AC_MAX_UNITS];	/* requests at the device */
+	atomic_t writes[AC_MAX_UNITS];	/* of which writes */
 };
 
 struct ac_stats {
@@ -75,6 +102,12 @@ struct ac_stats {
 	u64 starved_switches;		/* write phases forced by writes_starved */
 	u64 proc_fallbacks;		/* reads sent to the PROC sub-group: no other */
 	u64 writes_held;		/* picks made while writes were held */
+	u64 reads_idle;			/* reads sent to an idle unit */
+	u64 reads_busy;			/* reads sent to a unit already busy */
+	u64 reads_by_write;		/* of those, to a unit with a write out */
+	u64 cap_holds;			/* picks that found every request capped */
+	u64 cap_skips;			/* picks that passed over a capped unit */
+	u64 cap_expired;		/* expired requests sent past a cap */
 };
 
 enum ac_dir {
@@ -88,6 +121,11 @@ struct ac_policy {
 	u32 fifo_batch;		/* dispatches per phase, >= 1 */
 	u32 writes_starved;	/* read phases before a write phase, >= 1 */
 	u32 write_batch;	/* writes per PROC batch, >= 1 */
+	u32 dies_per_channel;	/* 1 .. AC_MAX_DIES; units = channels x dies */
+	u32 unit_depth;		/* requests at one unit, 0: no cap */
+
+	/* The glue's occupancy counts; NULL: every unit idle. */
+	const struct ac_occupancy *occ;
 
 	/*
 	 * Set by the glue before each pick: the device holds as many writes
@@ -95,12 +133,15 @@ struct ac_policy {
 	 */
 	bool writes_held;
 
-	struct ac_group grp[AC_MAX_CHANNELS];
+	struct ac_group grp[AC_MAX_UNITS];
 	u32 queued[AC_NR_TYPES];	/* sum of grp[].nr */
 
-	int proc;		/* sub-group in PROC, or -1 */
-	u32 last_read;		/* sub-group a read was last taken from */
-	u32 last_write;		/* sub-group last made PROC */
+	u32 chan_writes[AC_MAX_CHANNELS][2];	/* queued writes: sync, async */
+
+	int proc;		/* channel in PROC, or -1 */
+	u32 last_read;		/* unit a read was last taken from */
+	u32 last_write;		/* channel last made PROC */
+	u32 last_write_unit;	/* unit a write was last taken from */
 
 	enum ac_dir dir;	/* direction of the current phase */
 	u32 phase_left;		/* dispatches left in the current phase; 0: new phase */
@@ -125,19 +166,46 @@ enum ac_pick_kind {
 struct ac_pick {
 	enum ac_pick_kind kind;
 	enum ac_type type;
-	u32 group;
+	u32 group;		/* the unit */
+	/*
+	 * With AC_PICK_NONE: requests are queued but every one is held by
+	 * unit_depth.  The glue must make the next completion run the queue.
+	 */
+	bool capped;
 };
 
 /* Set defaults (spec section 5) for @nr_channels sub-groups, all empty. */
 void ac_policy_init(struct ac_policy *p, u32 nr_channels);
 
 /*
- * Forget every queued request and use @nr_channels sub-groups; the glue then
- * re-adds what it still holds with ac_policy_add().  Counters are kept.
+ * Forget every queued request and use @nr_channels channels of
+ * dies_per_channel dies (dies clamped so that the units fit AC_MAX_UNITS);
+ * the glue then re-adds what it still holds with ac_policy_add().  Counters
+ * are kept.
  */
 void ac_policy_regroup(struct ac_policy *p, u32 nr_channels);
 
-/* A request of @type was queued in @group (Algorithm 1, steps 4 and 5). */
+/* Units in use: nr_channels x dies_per_channel. */
+u32 ac_policy_units(const struct ac_policy *p);
+
+/* Channel of unit @unit under the current layout. */
+static inline u32 ac_unit_channel(const struct ac_policy *p, u32 unit)
+{
+	return p->nr_channels ? unit % p->nr_channels : 0;
+}
+
+/* Occupancy helpers: the same in the glue and the user-space tests. */
+static inline u32 ac_occ_all(const struct ac_occupancy *occ, u32 unit)
+{
+	return occ && unit < AC_MAX_UNITS ? atomic_read(&occ->all[unit]) : 0;
+}
+
+static inline u32 ac_occ_writes(const struct ac_occupancy *occ, u32 unit)
+{
+	return occ && unit < AC_MAX_UNITS ? atomic_read(&occ->writes[unit]) : 0;
+}
+
+/* A request of @type was queued in unit @group (Algorithm 1, steps 4 and 5). */
 void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type);
 
 /* A queued request left without being dispatched (merged into another). */
@@ -171,7 +239,17 @@ struct ac_map {
 	u32 nr_channels;
 	u64 capacity;		/* sectors */
 	u32 stripe_sectors;
+	u32 dies;		/* per channel; 0 is taken as 1 */
 };
+
+/*
+ * Unit (spec 4.4) of a request starting at @sector: die * nr_channels +
+ * channel.  Stripe: chunk k = sector / stripe is on channel k mod
+ * nr_channels, die (k / nr_channels) mod dies.  Range: the channel's range
+ * (ac_map_sector()) is split into dies equal parts.  Always below
+ * nr_channels * dies (0 when that is 0 or 1).
+ */
+u32 ac_map_unit(const struct ac_map *m, u64 sector);
 
 /* ac_map_sector() of @sector under @m. */
 static inline u32 ac_map_group(const struct ac_map *m, u64 sector)

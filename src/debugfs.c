@@ -2,7 +2,9 @@
 /*
  * AC state for operators: /sys/kernel/debug/block/<dev>/sched/.
  *
- *   channels		per sub-group: queued reads and writes by type, flags
+ *   channels		per sub-group (unit): queued reads and writes by type,
+ *			its read flag and its channel's write flag
+ *   occupancy		per unit: channel, die, requests at the device, writes
  *   state		tunables in effect, phase, batch and PROC sub-group
  *   stats		dispatch, expiry, round, batch and merge counters
  *   <type>_fifo	the four deadline FIFOs, in order
@@ -69,16 +71,38 @@ static int ac_channels_show(void *data, struct seq_file *m)
 	u32 g;
 
 	spin_lock(&ad->lock);
-	for (g = 0; g < p->nr_channels && g < AC_MAX_CHANNELS; g++) {
+	for (g = 0; g < ac_policy_units(p) && g < AC_MAX_UNITS; g++) {
 		const struct ac_group *grp = &p->grp[g];
 
 		seq_printf(m, "%u read %u %u %s write %u %u %s\n", g,
 			   grp->nr[AC_READ_SYNC], grp->nr[AC_READ_ASYNC],
 			   ac_rflag_name(grp->rflag),
 			   grp->nr[AC_WRITE_SYNC], grp->nr[AC_WRITE_ASYNC],
-			   ac_wflag_name(grp->wflag));
+			   ac_wflag_name(p->grp[ac_unit_channel(p, g)].wflag));
 	}
 	spin_unlock(&ad->lock);
+	return 0;
+}
+
+/*
+ * One line per unit:
+ * unit <u> channel <c> die <d> inflight <n> writes <w>
+ * inflight and writes are read without the lock: completions change them.
+ */
+static int ac_occupancy_show(void *data, struct seq_file *m)
+{
+	struct ac_data *ad = ac_queue_data(data);
+	const struct ac_policy *p = &ad->policy;
+	u32 u, units, nr;
+
+	spin_lock(&ad->lock);
+	units = ac_policy_units(p);
+	nr = p->nr_channels;
+	spin_unlock(&ad->lock);
+	for (u = 0; u < units && u < AC_MAX_UNITS; u++)
+		seq_printf(m, "unit %u channel %u die %u inflight %d writes %d\n",
+			   u, u % nr, u / nr, atomic_read(&ad->occ.all[u]),
+			   atomic_read(&ad->occ.writes[u]));
 	return 0;
 }
 
@@ -96,6 +120,10 @@ static int ac_state_show(void *data, struct seq_file *m)
 
 	spin_lock(&ad->lock);
 	seq_printf(m, "nr_channels %u\n", p->nr_channels);
+	seq_printf(m, "dies_per_channel %u\n", p->dies_per_channel);
+	seq_printf(m, "units %u\n", ac_policy_units(p));
+	seq_printf(m, "unit_depth %u\n", p->unit_depth);
+	seq_printf(m, "cap_waiting %d\n", READ_ONCE(ad->cap_waiting));
 	seq_printf(m, "mapping %s\n",
 		   ad->mapping == AC_MAP_STRIPE ? "stripe" : "range");
 	seq_printf(m, "stripe_kb %u\n", ad->stripe_kb);
@@ -140,6 +168,12 @@ static int ac_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "starved_switches %llu\n", s->starved_switches);
 	seq_printf(m, "proc_fallbacks %llu\n", s->proc_fallbacks);
 	seq_printf(m, "writes_held %llu\n", s->writes_held);
+	seq_printf(m, "reads_idle %llu\n", s->reads_idle);
+	seq_printf(m, "reads_busy %llu\n", s->reads_busy);
+	seq_printf(m, "reads_by_write %llu\n", s->reads_by_write);
+	seq_printf(m, "cap_holds %llu\n", s->cap_holds);
+	seq_printf(m, "cap_skips %llu\n", s->cap_skips);
+	seq_printf(m, "cap_expired %llu\n", s->cap_expired);
 	seq_printf(m, "inserted %llu\n", c->inserted);
 	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
 	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);
@@ -209,6 +243,7 @@ static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1] = {
 
 const struct blk_mq_debugfs_attr ac_debugfs_attrs[] = {
 	{ "channels", 0400, ac_channels_show },
+	{ "occupancy", 0400, ac_occupancy_show },
 	{ "state", 0400, ac_state_show },
 	{ "stats", 0400, ac_stats_show },
 	AC_LIST_ATTR("read_sync_fifo", AC_READ_SYNC),

@@ -57,12 +57,19 @@ struct ac_tunable {
 	size_t offset;			/* of a u32 in struct ac_data */
 	const char * const *words;	/* NULL: a number; else the words */
 	bool relayout;			/* a change moves queued requests */
+	bool units;			/* a factor of the number of units */
 };
 
 #define AC_NUMBER(_name, _unit, _min, _max, _def, _field, _relayout)	\
 	{ .name = _name, .unit = _unit, .min = _min, .max = _max,	\
 	  .def = _def, .offset = offsetof(struct ac_data, _field),	\
 	  .relayout = _relayout }
+
+/* nr_channels and dies_per_channel: their product is at most AC_MAX_UNITS. */
+#define AC_UNITS(_name, _unit, _max, _def, _field)			\
+	{ .name = _name, .unit = _unit, .min = 1, .max = _max,		\
+	  .def = _def, .offset = offsetof(struct ac_data, _field),	\
+	  .relayout = true, .units = true }
 
 #define AC_WORDS(_name, _words, _max, _def, _field, _relayout)	\
 	{ .name = _name, .unit = "word", .min = 0, .max = _max,	\
@@ -87,8 +94,12 @@ static const struct ac_tunable ac_tunables[] = {
 		  policy.write_batch, false),
 	AC_NUMBER("write_inflight",	"requests", 0, AC_BATCH_MAX, AC_DEF_WRITE_INFLIGHT,
 		  write_inflight, false),
-	AC_NUMBER("nr_channels",	"sub-groups", 1, AC_MAX_CHANNELS, 8,
-		  nr_channels, true),
+	AC_UNITS("nr_channels",		"channels", AC_MAX_CHANNELS, 8,
+		 nr_channels),
+	AC_UNITS("dies_per_channel",	"dies", AC_MAX_DIES, 1,
+		 dies_per_channel),
+	AC_NUMBER("unit_depth",		"requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_DEPTH,
+		  policy.unit_depth, false),
 	AC_WORDS("mapping", ac_mapping_names, AC_MAP_STRIPE, AC_MAP_RANGE,
 		 mapping, true),
 	AC_NUMBER("stripe_kb",		"KiB",	1, AC_STRIPE_MAX_KB, 64,
@@ -102,6 +113,8 @@ static_assert(__same_type(((struct ac_data *)0)->policy.writes_starved, u32));
 static_assert(__same_type(((struct ac_data *)0)->policy.write_batch, u32));
 static_assert(__same_type(((struct ac_data *)0)->write_inflight, u32));
 static_assert(__same_type(((struct ac_data *)0)->nr_channels, u32));
+static_assert(__same_type(((struct ac_data *)0)->dies_per_channel, u32));
+static_assert(__same_type(((struct ac_data *)0)->policy.unit_depth, u32));
 static_assert(__same_type(((struct ac_data *)0)->mapping, u32));
 static_assert(__same_type(((struct ac_data *)0)->stripe_kb, u32));
 
@@ -151,6 +164,14 @@ static ssize_t ac_tunable_show(struct elevator_queue *e, const char *name,
 	return len;
 }
 
+/* The other factor of the number of units than @t (lock held). */
+static u32 ac_units_other(struct ac_data *ad, const struct ac_tunable *t)
+{
+	if (t->offset == offsetof(struct ac_data, nr_channels))
+		return ad->dies_per_channel;
+	return ad->nr_channels;
+}
+
 static int ac_tunable_parse(const struct ac_tunable *t, const char *page,
 			    u32 *val)
 {
@@ -175,7 +196,7 @@ static ssize_t ac_tunable_store(struct elevator_queue *e, const char *name,
 {
 	const struct ac_tunable *t = ac_tunable(name);
 	struct ac_data *ad = e->elevator_data;
-	bool relayout;
+	bool relayout, changed;
 	u32 *ptr;
 	u32 val;
 	int ret;
@@ -188,15 +209,24 @@ static ssize_t ac_tunable_store(struct elevator_queue *e, const char *name,
 
 	spin_lock(&ad->lock);
 	ptr = ac_tunable_ptr(ad, t);
-	relayout = t->relayout && *ptr != val;
+	/* channels x dies must fit the unit arrays: checked with the other */
+	if (t->units && (u64)val * ac_units_other(ad, t) > AC_MAX_UNITS) {
+		spin_unlock(&ad->lock);
+		return -EINVAL;
+	}
+	changed = *ptr != val;
+	relayout = t->relayout && changed;
 	WRITE_ONCE(*ptr, val);
 	if (relayout)
 		ac_regroup(ad);
 	spin_unlock(&ad->lock);
 
-	/* Queued requests may have changed sub-queues: let dispatch see it. */
-	if (relayout)
-		blk_mq_run_hw_queues(ad->q, true);
+	/*
+	 * Queued requests may have changed sub-queues, or a cap or a limit
+	 * may have moved: let dispatch see it.
+	 */
+	if (changed)
+		ac_tunables_changed(ad);
 	return count;
 }
 
@@ -221,6 +251,8 @@ AC_TUNABLE_OPS(writes_starved)
 AC_TUNABLE_OPS(write_batch)
 AC_TUNABLE_OPS(write_inflight)
 AC_TUNABLE_OPS(nr_channels)
+AC_TUNABLE_OPS(dies_per_channel)
+AC_TUNABLE_OPS(unit_depth)
 AC_TUNABLE_OPS(mapping)
 AC_TUNABLE_OPS(stripe_kb)
 
@@ -239,6 +271,8 @@ struct elv_fs_entry ac_sysfs_attrs[] = {
 	AC_ATTR(write_batch),
 	AC_ATTR(write_inflight),
 	AC_ATTR(nr_channels),
+	AC_ATTR(dies_per_channel),
+	AC_ATTR(unit_depth),
 	AC_ATTR(mapping),
 	AC_ATTR(stripe_kb),
 	__ATTR_NULL

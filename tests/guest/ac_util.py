@@ -27,8 +27,12 @@ NUMERIC_TUNABLES = {
     "write_batch": (16, 1, 4096),
     "write_inflight": (0, 0, 4096),
     "nr_channels": (8, 1, 64),
+    "dies_per_channel": (1, 1, 64),
+    "unit_depth": (0, 0, 4096),
     "stripe_kb": (64, 1, 1048576),
 }
+# nr_channels x dies_per_channel is at most this (src/ac-policy.h)
+MAX_UNITS = 256
 MAPPINGS = ["range", "stripe"]
 TUNABLES = sorted(list(NUMERIC_TUNABLES) + ["mapping"])
 
@@ -105,6 +109,18 @@ def assert_idle_and_balanced(dev):
         f = line.split()
         assert f[2:4] == ["0", "0"] and f[4] == "ZERO", line
         assert f[6:8] == ["0", "0"] and f[8] == "ZERO", line
+    for unit, n, w in occupancy(dev).values():
+        assert n == 0 and w == 0, "unit %s still counts %d requests (%d writes)" % (unit, n, w)
+
+
+def occupancy(dev):
+    """debugfs occupancy: {unit: ((channel, die), inflight, writes)}."""
+    out = {}
+    for line in read(os.path.join(debugfs_dir(dev), "occupancy")).splitlines():
+        f = line.split()
+        assert f[0] == "unit" and f[2] == "channel" and f[4] == "die", line
+        out[int(f[1])] = ((int(f[3]), int(f[5])), int(f[7]), int(f[9]))
+    return out
 
 
 def ac_device(make_null_blk, **params):

@@ -174,10 +174,14 @@ def test_500_switches_under_verified_load(null_blk):
 
 # ---------------------------------------------------------------- tunables
 
-def valid_value(rng, name):
+def valid_value(rng, name, dev):
     if name == "mapping":
         return rng.choice(ac_util.MAPPINGS)
     _, lo, hi = ac_util.NUMERIC_TUNABLES[name]
+    if name in ("nr_channels", "dies_per_channel"):
+        # the product of the two is at most MAX_UNITS
+        other = "dies_per_channel" if name == "nr_channels" else "nr_channels"
+        hi = min(hi, ac_util.MAX_UNITS // int(ac_util.tunable(dev, other)))
     if name.endswith("_expire"):
         return rng.choice([1, 2, 10, 50, 200, 500, 2000, 16000, hi])
     if name == "stripe_kb":
@@ -214,7 +218,7 @@ def test_tunables_random_under_load(null_blk):
             assert ac_util.tunable(dev, name) == before, "%s changed by %r" % (name, v)
             bad += 1
         else:
-            v = valid_value(rng, name)
+            v = valid_value(rng, name, dev)
             err = ac_util.set_tunable(dev, name, v)
             assert err == 0, "%s refused %r under load (errno %d)" % (name, v, err)
             now = ac_util.tunable(dev, name)

@@ -3,9 +3,35 @@
 #ifndef AC_USER_TYPES_H
 #define AC_USER_TYPES_H
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 typedef uint8_t u8;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
+
+/* The glue's occupancy counters are atomic_t; here plain ints. */
+typedef struct {
+	int counter;
+} atomic_t;
+
+static inline int atomic_read(const atomic_t *v)
+{
+	return v->counter;
+}
+
+static inline void atomic_set(atomic_t *v, int i)
+{
+	v->counter = i;
+}
+
+static inline void atomic_inc(atomic_t *v)
+{
+	v->counter++;
+}
+
+static inline void atomic_dec(atomic_t *v)
+{
+	v->counter--;
+}
 #endif

@@ -48,5 +48,6 @@ struct t_case {
 extern const struct t_case t_examples[];
 extern const struct t_case t_map[];
 extern const struct t_case t_model[];
+extern const struct t_case t_occupancy[];
 
 #endif /* AC_TEST_HARNESS_H */

@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Occupancy (spec 4.4): the two-level geometry of ac_map_unit(), the
+ * examples of the read and write choice with requests at the device, caps,
+ * and randomized runs against an emulated device whose completions arrive
+ * in random order, checking after every step:
+ *
+ * - a read never goes to a busy unit while a queued read of the same type
+ *   targets an idle one that is not capped (expired dispatches aside);
+ * - a request never goes to a unit at unit_depth (expired ones aside);
+ * - no stall: with requests queued and none at the device, the pick is a
+ *   request;
+ * - a pick held by caps says so (capped), and only when every queued
+ *   request of both directions is at a capped unit;
+ * - every request leaves: in a single-type load, once its deadline has
+ *   passed it is dispatched within fifo_batch x (requests ahead of it in
+ *   its FIFO + 1) dispatches, even when most requests target one unit;
+ * - the device sees every request exactly once and the counts drain.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "ac-policy.h"
+
+#define RS	AC_READ_SYNC
+#define RA	AC_READ_ASYNC
+#define WS	AC_WRITE_SYNC
+#define WA	AC_WRITE_ASYNC
+
+static const struct ac_fifo_heads no_heads;
+static struct ac_occupancy occ;
+
+static void occ_reset(void)
+{
+	memset(&occ, 0, sizeof(occ));
+}
+
+static void busy(u32 unit, int n, bool write)
+{
+	occ.all[unit].counter += n;
+	if (write)
+		occ.writes[unit].counter += n;
+}
+
+static void setup(struct ac_policy *p, u32 channels, u32 dies, u32 depth)
+{
+	occ_reset();
+	ac_policy_init(p, 1);
+	p->dies_per_channel = dies;
+	p->unit_depth = depth;
+	p->occ = &occ;
+	p->fifo_batch = 1000000;
+	p->write_batch = 1000000;
+	p->writes_starved = 1000000;
+	ac_policy_regroup(p, channels);
+}
+
+static struct ac_pick step(struct ac_policy *p)
+{
+	struct ac_pick k = ac_policy_pick(p, &no_heads, 0);
+
+	if (k.kind == AC_PICK_GROUP) {
+		ac_policy_dispatched(p, k.group, k.type, false);
+		busy(k.group, 1, ac_type_is_write(k.type));
+	}
+	return k;
+}
+
+/* ---------------------------------------------------------- geometry */
+
+/* The emulated SSD's placement, written from sim/README.md's words. */
+static u32 sim_unit(int stripe, u64 sector, u64 cap, u32 ch, u32 dies,
+		    u32 stripe_sectors)
+{
+	u64 k;
+	u32 c, d;
+
+	if (stripe) {
+		k = sector / stripe_sectors;
+		c = k % ch;
+		d = (k / ch) % dies;
+	} else {
+		/* die u = c * dies + d holds [u * range, (u + 1) * range) */
+		u64 range = cap / ch / dies;
+
+		k = sector / range;
+		c = k / dies;
+		d = k % dies;
+	}
+	return d * ch + c;
+}
+
+static void test_unit_stripe_8x4(void)
+{
+	struct ac_map m = { .mapping = AC_MAP_STRIPE, .nr_channels = 8,
+			    .stripe_sectors = 128, .dies = 4,
+			    .capacity = 1 << 22 };
+	u64 s;
+
+	/* chunk k: channel k mod 8, die (k / 8) mod 4: unit k mod 32 */
+	CHECK_EQ(ac_map_unit(&m, 0), 0);
+	CHECK_EQ(ac_map_unit(&m, 127), 0);
+	CHECK_EQ(ac_map_unit(&m, 128), 1);
+	CHECK_EQ(ac_map_unit(&m, 8 * 128), 8);		/* ch 0, die 1 */
+	CHECK_EQ(ac_map_unit(&m, 9 * 128 + 5), 9);	/* ch 1, die 1 */
+	CHECK_EQ(ac_map_unit(&m, 31 * 128), 31);	/* ch 7, die 3 */
+	CHECK_EQ(ac_map_unit(&m, 32 * 128), 0);
+	for (s = 0; s < (1 << 22); s += 61)
+		CHECK_EQ(ac_map_unit(&m, s), sim_unit(1, s, m.capacity, 8, 4, 128));
+}
+
+static void test_unit_range_8x4(void)
+{
+	u64 cap = 8ULL * 4 * 1000;	/* 1000 sectors per die */
+	struct ac_map m = { .mapping = AC_MAP_RANGE, .nr_channels = 8,
+			    .stripe_sectors = 128, .dies = 4,
+			    .capacity = cap };
+	u64 s;
+
+	CHECK_EQ(ac_map_unit(&m, 0), 0);
+	CHECK_EQ(ac_map_unit(&m, 999), 0);
+	CHECK_EQ(ac_map_unit(&m, 1000), 8);	/* ch 0, die 1 */
+	CHECK_EQ(ac_map_unit(&m, 3999), 24);	/* ch 0, die 3 */
+	CHECK_EQ(ac_map_unit(&m, 4000), 1);	/* ch 1, die 0 */
+	CHECK_EQ(ac_map_unit(&m, cap - 1), 31);
+	CHECK_EQ(ac_map_unit(&m, cap + 5000), 31);	/* beyond: last unit */
+	for (s = 0; s < cap; s += 7)
+		CHECK_EQ(ac_map_unit(&m, s), sim_unit(0, s, cap, 8, 4, 128));
+	/* the channel is ac_map_sector()'s, whatever the dies */
+	for (s = 0; s < cap; s += 13)
+		CHECK_EQ(ac_map_unit(&m, s) % 8, ac_map_group(&m, s));
+}
+
+static void test_unit_degenerate(void)
+{
+	struct ac_map m = { .mapping = AC_MAP_RANGE, .nr_channels = 8,
+			    .dies = 4, .capacity = 5 };
+	u32 i;
+
+	/* capacity below the units: everything on unit 0 */
+	CHECK_EQ(ac_map_unit(&m, 3), 0);
+	m.capacity = 0;
+	CHECK_EQ(ac_map_unit(&m, 3), 0);
+	m.nr_channels = 0;
+	CHECK_EQ(ac_map_unit(&m, 3), 0);
+	/* dies 0 is 1: the channel */
+	m = (struct ac_map){ .mapping = AC_MAP_STRIPE, .nr_channels = 8,
+			     .stripe_sectors = 8, .dies = 0 };
+	for (i = 0; i < 100; i++)
+		CHECK_EQ(ac_map_unit(&m, i * 8), i % 8);
+	/* dies 1 is the thesis's model: unit == sub-group */
+	m.dies = 1;
+	m.mapping = AC_MAP_RANGE;
+	m.capacity = 8000;
+	for (i = 0; i < 8000; i += 3)
+		CHECK_EQ(ac_map_unit(&m, i), ac_map_group(&m, i));
+}
+
+static void test_units_clamped(void)
+{
+	struct ac_policy p;
+
+	ac_policy_init(&p, 1);
+	p.dies_per_channel = 64;
+	ac_policy_regroup(&p, 64);
+	CHECK(ac_policy_units(&p) <= AC_MAX_UNITS);
+	CHECK_EQ(p.dies_per_channel, AC_MAX_UNITS / 64);
+	p.dies_per_channel = 0;
+	ac_policy_regroup(&p, 8);
+	CHECK_EQ(ac_policy_units(&p), 8);
+}
+
+/* ---------------------------------------------------------- examples */
+
+/* Reads go to idle units first, then to the least occupied. */
+static void test_read_idle_first(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 4, 2, 0);		/* 8 units */
+	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 2, RS);
+	ac_policy_add(&p, 5, RS);
+	busy(1, 2, false);
+	busy(2, 1, false);
+	k = step(&p);
+	CHECK_EQ(k.group, 5);		/* the only idle one */
+	k = step(&p);
+	CHECK_EQ(k.group, 2);		/* 1 at the device against 2 */
+	k = step(&p);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(p.stats.reads_idle, 1);
+	CHECK_EQ(p.stats.reads_busy, 2);
+}
+
+/* An idle unit wins over the rotation and over END. */
+static void test_read_idle_beats_rotation(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 8, 1, 0);
+	ac_policy_add(&p, 3, RS);
+	ac_policy_add(&p, 3, RS);
+	ac_policy_add(&p, 4, RS);
+	k = step(&p);
+	CHECK_EQ(k.group, 3);
+	/* 3 is END and busy; 4 is PEND and idle */
+	k = step(&p);
+	CHECK_EQ(k.group, 4);
+	/* only 3 left, busy: still dispatched (no cap) */
+	k = step(&p);
+	CHECK_EQ(k.group, 3);
+}
+
+/* Among busy units, one with a write at the device is avoided. */
+static void test_read_avoids_write_out(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 4, 1, 0);
+	ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 1, RS);
+	busy(0, 1, true);		/* a write at unit 0 */
+	busy(1, 2, false);		/* two reads at unit 1 */
+	k = step(&p);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(p.stats.reads_by_write, 0);
+	k = step(&p);
+	CHECK_EQ(k.group, 0);		/* the only one left: never stall */
+	CHECK_EQ(p.stats.reads_by_write, 1);
+}
+
+/* Writes of the PROC channel spread over its dies, least occupied first. */
+static void test_write_spreads_dies(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+	u32 seen[4] = { 0 };
+	int i;
+
+	setup(&p, 2, 4, 0);		/* units of channel 1: 1, 3, 5, 7 */
+	for (i = 0; i < 2; i++) {
+		ac_policy_add(&p, 1, WA);
+		ac_policy_add(&p, 3, WA);
+		ac_policy_add(&p, 5, WA);
+		ac_policy_add(&p, 7, WA);
+	}
+	ac_policy_add(&p, 0, WA);
+	busy(3, 1, false);
+	/* the batch starts on channel 1 (rotation after 0), then moves on */
+	for (i = 0; i < 8; i++) {
+		k = step(&p);
+		CHECK_EQ(k.kind, AC_PICK_GROUP);
+		CHECK_EQ(k.group % 2, 1);	/* one channel at a time */
+		seen[k.group / 2]++;
+		/* the first three avoid unit 3, busy */
+		if (i < 3)
+			CHECK(k.group != 3);
+	}
+	for (i = 0; i < 4; i++)
+		CHECK_EQ(seen[i], 2);
+	k = step(&p);
+	CHECK_EQ(k.group, 0);
+	CHECK_EQ(p.stats.write_batches, 2);
+}
+
+/* Caps hold everything back: NONE, capped; expiry overrides the cap. */
+static void test_cap_holds_and_expiry(void)
+{
+	struct ac_fifo_heads heads = { 0 };
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 4, 1, 1);
+	ac_policy_add(&p, 2, RS);
+	ac_policy_add(&p, 2, RS);
+	k = step(&p);
+	CHECK_EQ(k.group, 2);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	CHECK_EQ(p.stats.cap_holds, 1);
+	/* a write elsewhere is not held: the device is not left idle */
+	ac_policy_add(&p, 1, WA);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.type, WA);
+	/* the read's deadline passes: it goes despite the cap */
+	heads.valid[RS] = true;
+	heads.expire[RS] = 10;
+	k = ac_policy_pick(&p, &heads, 10);
+	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
+	CHECK_EQ(k.type, RS);
+	CHECK_EQ(p.stats.cap_expired, 1);
+	ac_policy_dispatched(&p, 2, RS, true);
+	CHECK_EQ(ac_policy_queued(&p), 0);
+	/* the unit frees: a new read goes at once */
+	occ.all[2].counter = 0;
+	ac_policy_add(&p, 2, RS);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+}
+
+/* With no occupancy known, dies change nothing but the sub-groups. */
+static void test_no_occupancy_is_rotation(void)
+{
+	static const u32 want[] = { 1, 9, 17, 1, 9, 1 };
+	struct ac_policy p;
+	struct ac_pick k;
+	u32 i;
+
+	setup(&p, 8, 4, 0);
+	p.occ = NULL;
+	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 9, RS);
+	ac_policy_add(&p, 9, RS);
+	ac_policy_add(&p, 17, RS);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		k = ac_policy_pick(&p, &no_heads, 0);
+		CHECK_EQ(k.group, want[i]);
+		ac_policy_dispatched(&p, k.group, k.type, false);
+	}
+}
+
+/* ---------------------------------------------------------- random runs */
+
+struct o_req {
+	u32 unit;
+	u8 type;
+	u8 state;		/* 0 queued, 1 at device, 2 done */
+	u64 deadline;		/* in dispatch counts */
+	u64 expired_at;		/* dispatch count when first seen expired */
+	u32 ahead;		/* requests ahead in its FIFO then */
+};
+
+struct o_prof {
+	const char *name;
+	u64 seed;
+	u32 channels, dies, depth;
+	u32 device_depth;
+	u32 hot_pct;		/* share of requests on unit 0 */
+	u32 read_pct;
+	bool one_type;		/* all sync reads: the deadline bound holds */
+	u32 expire;		/* deadline, in dispatches from insert */
+	int ops;
+};
+
+static u64 o_rng;
+
+static u32 o_rand(u32 n)
+{
+	o_rng ^= o_rng << 13;
+	o_rng ^= o_rng >> 7;
+	o_rng ^= o_rng << 17;
+	return n ? (u32)(o_rng % n) : 0;
+}
+
+#define O_MAX	4096
+
+static struct o_req oreq[O_MAX];
+
+/* The FIFO head of @type: the oldest queued request of it. */
+static int o_head(u32 n, u8 type)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].type == type)
+			return i;
+	return -1;
+}
+
+/* Queued request of unit @u and @type (any one: the glue's C-SCAN). */
+static int o_find(u32 n, u32 u, u8 type)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].unit == u &&
+		    oreq[i].type == type)
+			return i;
+	return -1;
+}
+
+static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
+			 u32 n)
+{
+	u32 i, u = k->group;
+	bool all_capped = true;
+
+	if (k->kind != AC_PICK_GROUP)
+		return;
+	CHECK_MSG(!p->unit_depth || atomic_read(&occ.all[u]) < (int)p->unit_depth,
+		  "unit %u at its cap %u got a request", u, p->unit_depth);
+	if (!ac_type_is_write(k->type) && atomic_read(&occ.all[u])) {
+		for (i = 0; i < n; i++) {
+			const struct o_req *r = &oreq[i];
+
+			if (r->state == 0 && r->type == k->type &&
+			    !atomic_read(&occ.all[r->unit]))
+				t_fail(__FILE__, __LINE__,
+				       "read to busy unit %u while unit %u is idle",
+				       u, r->unit);
+		}
+	}
+	(void)all_capped;
+}
+
+static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
+			 u32 n, u32 at_device)
+{
+	u32 i;
+
+	if (k->kind != AC_PICK_NONE)
+		return;
+	CHECK_MSG(!ac_policy_queued(p) || at_device,
+		  "stall: %u queued, none at the device", ac_policy_queued(p));
+	if (!k->capped)
+		return;
+	for (i = 0; i < n; i++) {
+		const struct o_req *r = &oreq[i];
+
+		if (r->state == 0 &&
+		    atomic_read(&occ.all[r->unit]) < (int)p->unit_depth)
+			t_fail(__FILE__, __LINE__,
+			       "held by caps, but unit %u (%d at the device) has a request",
+			       r->unit, atomic_read(&occ.all[r->unit]));
+	}
+}
+
+static void o_run(const struct o_prof *pf)
+{
+	struct ac_fifo_heads heads;
+	struct ac_policy p;
+	u32 n = 0, at_device = 0, dev[64], ndev = 0, i;
+	u64 dispatches = 0;
+	u32 units;
+	int op, t;
+
+	o_rng = pf->seed;
+	setup(&p, pf->channels, pf->dies, pf->depth);
+	p.fifo_batch = 1 + o_rand(16);
+	p.writes_starved = 1 + o_rand(3);
+	p.write_batch = 1 + o_rand(16);
+	units = ac_policy_units(&p);
+	memset(oreq, 0, sizeof(oreq));
+
+	for (op = 0; op < pf->ops || ac_policy_queued(&p) || ndev; op++) {
+		u32 r = o_rand(100);
+
+		/* insert */
+		if (op < pf->ops && n < O_MAX && r < 45) {
+			struct o_req *q = &oreq[n];
+
+			q->unit = o_rand(100) < pf->hot_pct ? 0 : o_rand(units);
+			if (pf->one_type)
+				q->type = RS;
+			else if (o_rand(100) < pf->read_pct)
+				q->type = o_rand(4) ? RS : RA;
+			else
+				q->type = o_rand(2) ? WS : WA;
+			q->deadline = dispatches + pf->expire;
+			q->expired_at = ~0ULL;
+			ac_policy_add(&p, q->unit, q->type);
+			n++;
+			continue;
+		}
+		/* a completion, in random order */
+		if (ndev && (r < 75 || ndev >= pf->device_depth ||
+			     op >= pf->ops)) {
+			u32 j = o_rand(ndev);
+			struct o_req *q = &oreq[dev[j]];
+
+			atomic_dec(&occ.all[q->unit]);
+			if (ac_type_is_write(q->type))
+				atomic_dec(&occ.writes[q->unit]);
+			CHECK(atomic_read(&occ.all[q->unit]) >= 0);
+			q->state = 2;
+			dev[j] = dev[--ndev];
+			at_device--;
+			if (op < pf->ops || !ac_policy_queued(&p))
+				continue;
+		}
+		if (ndev >= pf->device_depth)
+			continue;
+		/* dispatch */
+		memset(&heads, 0, sizeof(heads));
+		for (t = 0; t < AC_NR_TYPES; t++) {
+			int h = o_head(n, t);
+
+			if (h >= 0) {
+				heads.valid[t] = true;
+				heads.expire[t] = oreq[h].deadline;
+			}
+		}
+		/* note when each queued request is first seen expired */
+		for (i = 0; i < n; i++) {
+			if (oreq[i].state == 0 && oreq[i].expired_at == ~0ULL &&
+			    dispatches >= oreq[i].deadline) {
+				u32 j, ahead = 0;
+
+				for (j = 0; j < i; j++)
+					ahead += oreq[j].state == 0 &&
+						 oreq[j].type == oreq[i].type;
+				oreq[i].expired_at = dispatches;
+				oreq[i].ahead = ahead;
+			}
+		}
+		{
+			struct ac_pick k = ac_policy_pick(&p, &heads, dispatches);
+			int idx = -1;
+
+			o_check_pick(&p, &k, n);
+			o_check_none(&p, &k, n, at_device);
+			if (k.kind == AC_PICK_EXPIRED)
+				idx = o_head(n, k.type);
+			else if (k.kind == AC_PICK_GROUP)
+				idx = o_find(n, k.group, k.type);
+			if (k.kind == AC_PICK_NONE) {
+				if (!ndev)
+					break;		/* stalled: reported */
+				continue;
+			}
+			CHECK_MSG(idx >= 0, "%s: pick %d/%u/%d names nothing",
+				  pf->name, k.kind, k.group, k.type);
+			if (idx < 0)
+				break;
+			if (pf->one_type && oreq[idx].expired_at != ~0ULL)
+				CHECK_MSG(dispatches - oreq[idx].expired_at <=
+					  (u64)p.fifo_batch * (oreq[idx].ahead + 1),
+					  "%s: late by %llu dispatches, %u ahead, fifo_batch %u",
+					  pf->name,
+					  (unsigned long long)(dispatches - oreq[idx].expired_at),
+					  oreq[idx].ahead, p.fifo_batch);
+			ac_policy_dispatched(&p, oreq[idx].unit, oreq[idx].type,
+					     k.kind == AC_PICK_EXPIRED);
+			atomic_inc(&occ.all[oreq[idx].unit]);
+			if (ac_type_is_write(oreq[idx].type))
+				atomic_inc(&occ.writes[oreq[idx].unit]);
+			oreq[idx].state = 1;
+			dev[ndev++] = idx;
+			at_device++;
+			dispatches++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		CHECK_MSG(oreq[i].state == 2, "%s: request %u left in state %u",
+			  pf->name, i, oreq[i].state);
+	for (i = 0; i < AC_MAX_UNITS; i++)
+		CHECK_EQ(atomic_read(&occ.all[i]), 0);
+	CHECK_EQ(ac_policy_queued(&p), 0);
+}
+
+static const struct o_prof o_profiles[] = {
+	{ "reads_8x4_cap1", 11, 8, 4, 1, 32, 0, 100, false, 200, 20000 },
+	{ "mixed_8x4_cap1", 12, 8, 4, 1, 32, 0, 90, false, 200, 20000 },
+	{ "mixed_8x4_nocap", 13, 8, 4, 0, 32, 0, 70, false, 200, 20000 },
+	{ "mixed_4x2_cap2", 14, 4, 2, 2, 8, 10, 50, false, 100, 20000 },
+	{ "hot_unit_cap1", 15, 8, 4, 1, 32, 80, 100, true, 50, 20000 },
+	{ "hot_unit_cap3", 16, 16, 4, 3, 128, 90, 100, true, 20, 20000 },
+	{ "one_unit", 17, 1, 1, 1, 4, 0, 60, false, 30, 10000 },
+	{ "writes_cap1", 18, 8, 4, 1, 32, 30, 10, false, 400, 20000 },
+};
+
+static void test_random_occupancy(void)
+{
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(o_profiles); i++)
+		o_run(&o_profiles[i]);
+}
+
+const struct t_case t_occupancy[] = {
+	{ "occupancy/unit_stripe_8x4", test_unit_stripe_8x4 },
+	{ "occupancy/unit_range_8x4", test_unit_range_8x4 },
+	{ "occupancy/unit_degenerate", test_unit_degenerate },
+	{ "occupancy/units_clamped", test_units_clamped },
+	{ "occupancy/read_idle_first", test_read_idle_first },
+	{ "occupancy/read_idle_beats_rotation", test_read_idle_beats_rotation },
+	{ "occupancy/read_avoids_write_out", test_read_avoids_write_out },
+	{ "occupancy/write_spreads_dies", test_write_spreads_dies },
+	{ "occupancy/cap_holds_and_expiry", test_cap_holds_and_expiry },
+	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
+	{ "occupancy/random", test_random_occupancy },
+	{ NULL, NULL },
+};
