@@ -9,6 +9,7 @@
  * commands on different channels overlap, a read waits behind a program on
  * its die, and the device holds at most queue_depth commands.  That makes
  * I/O scheduling effects measurable under QEMU, where no real SSD exists.
+ * Per die, it counts the commands there (debugfs stats).
  *
  * Data lives in kernel pages in an xarray, allocated on first write and
  * freed by discard and write zeroes.  Data is copied at submission; only the
@@ -58,6 +59,7 @@ struct ssdsim_dev {
 	int index;
 	struct ssdsim_params params;
 	u64 capacity;			/* bytes */
+	u32 cmd_units;			/* room in ssdsim_cmd.units */
 
 	/* model_lock protects the model and the counters below it */
 	spinlock_t model_lock;
@@ -85,6 +87,8 @@ struct ssdsim_dev {
 /* Per-request driver data. */
 struct ssdsim_cmd {
 	struct hrtimer timer;		/* fires when the model says "done" */
+	u16 nr_units;			/* dies the command is at */
+	u16 units[];			/* [ssdsim_dev.cmd_units] */
 };
 
 static int ssdsim_major;
@@ -409,13 +413,17 @@ static enum hrtimer_restart ssdsim_cmd_done(struct hrtimer *timer)
 	struct ssdsim_cmd *cmd = container_of(timer, struct ssdsim_cmd, timer);
 	struct request *rq = blk_mq_rq_from_pdu(cmd);
 	struct ssdsim_dev *dev = rq->q->queuedata;
+	unsigned long flags;
 
+	spin_lock_irqsave(&dev->model_lock, flags);
+	ssdsim_model_leave(&dev->model, cmd->units, cmd->nr_units);
+	spin_unlock_irqrestore(&dev->model_lock, flags);
 	atomic_dec(&dev->inflight);
 	blk_mq_end_request(rq, BLK_STS_OK);
 	return HRTIMER_NORESTART;
 }
 
-/* Charge a read or write to the model and arm its completion. */
+/* Charge a read or write to the model and its dies; arm its completion. */
 static void ssdsim_schedule(struct ssdsim_dev *dev, struct request *rq,
 			    u64 now, bool write)
 {
@@ -431,6 +439,8 @@ static void ssdsim_schedule(struct ssdsim_dev *dev, struct request *rq,
 		done = ssdsim_model_write(&dev->model, now, pos, len);
 	else
 		done = ssdsim_model_read(&dev->model, now, pos, len);
+	cmd->nr_units = ssdsim_model_enter(&dev->model, pos, len, cmd->units,
+					   dev->cmd_units);
 	inflight = atomic_inc_return(&dev->inflight);
 	if (inflight > dev->max_inflight)
 		dev->max_inflight = inflight;
@@ -556,6 +566,8 @@ static int ssdsim_stats_show(struct seq_file *m, void *v)
 	spin_lock_irqsave(&dev->model_lock, flags);
 	seq_printf(m, "inflight %d\n", atomic_read(&dev->inflight));
 	seq_printf(m, "max_inflight %u\n", dev->max_inflight);
+	seq_printf(m, "max_die_inflight %u\n",
+		   ssdsim_model_max_die_inflight(md));
 	seq_printf(m, "reads %llu\n", md->reads);
 	seq_printf(m, "writes %llu\n", md->writes);
 	seq_printf(m, "read_pages %llu\n", md->read_pages);
@@ -576,9 +588,10 @@ static int ssdsim_stats_show(struct seq_file *m, void *v)
 			   i, md->chan[i].st.ops, md->chan[i].st.busy_ns,
 			   md->chan[i].st.wait_ns);
 	for (i = 0; i < ssdsim_model_units(md); i++)
-		seq_printf(m, "die %u.%u ops %llu busy_ns %llu wait_ns %llu\n",
+		seq_printf(m, "die %u.%u ops %llu busy_ns %llu wait_ns %llu inflight %u max_inflight %u\n",
 			   i / md->dies, i % md->dies, md->die[i].st.ops,
-			   md->die[i].st.busy_ns, md->die[i].st.wait_ns);
+			   md->die[i].st.busy_ns, md->die[i].st.wait_ns,
+			   md->die[i].inflight, md->die[i].max_inflight);
 	spin_unlock_irqrestore(&dev->model_lock, flags);
 	return 0;
 }
@@ -588,7 +601,10 @@ static int ssdsim_stats_open(struct inode *inode, struct file *file)
 	return single_open(file, ssdsim_stats_show, inode->i_private);
 }
 
-/* Any write resets the counters; max_inflight restarts from now. */
+/*
+ * Any write resets the counters; max_inflight and the dies' max_inflight
+ * restart from the commands in flight now.
+ */
 static ssize_t ssdsim_stats_write(struct file *file, const char __user *buf,
 				  size_t count, loff_t *ppos)
 {
@@ -703,6 +719,8 @@ static int ssdsim_alloc_model(struct ssdsim_dev *dev)
 	struct ssdsim_model *m = &dev->model;
 
 	ssdsim_model_setup(m, &dev->params);
+	dev->cmd_units = ssdsim_model_cmd_units(m, SSDSIM_MAX_HW_SECTORS <<
+						SECTOR_SHIFT);
 	m->die = kcalloc(ssdsim_model_units(m), sizeof(*m->die), GFP_KERNEL);
 	m->chan = kcalloc(m->channels, sizeof(*m->chan), GFP_KERNEL);
 	if (m->mapping == SSDSIM_MAP_FTL)
@@ -745,7 +763,8 @@ static int ssdsim_add_device(int index, const struct ssdsim_params *p)
 	dev->tag_set.nr_hw_queues = 1;
 	dev->tag_set.queue_depth = p->queue_depth;
 	dev->tag_set.numa_node = NUMA_NO_NODE;
-	dev->tag_set.cmd_size = sizeof(struct ssdsim_cmd);
+	dev->tag_set.cmd_size = struct_size_t(struct ssdsim_cmd, units,
+					      dev->cmd_units);
 	dev->tag_set.timeout = SSDSIM_TIMEOUT;
 	dev->tag_set.driver_data = dev;
 #ifdef AC_HAVE_SIM_SHOULD_MERGE

@@ -253,6 +253,56 @@ u64 ssdsim_model_write(struct ssdsim_model *m, u64 now, u64 pos, u64 len)
 	return end;
 }
 
+u32 ssdsim_model_enter(struct ssdsim_model *m, u64 pos, u64 len, u16 *units,
+		       u32 room)
+{
+	u64 first, n, i;
+	u32 nr = 0, k;
+
+	n = page_span(m, pos, len, &first);
+	for (i = 0; i < n && nr < room; i++) {
+		u32 unit = ssdsim_model_unit_of(m, first + i);
+		struct ssdsim_die *d = &m->die[unit];
+
+		if (d->marked)
+			continue;	/* already counted for this command */
+		d->marked = true;
+		units[nr++] = (u16)unit;
+		d->inflight++;
+		if (d->inflight > d->max_inflight)
+			d->max_inflight = d->inflight;
+	}
+	for (k = 0; k < nr; k++)
+		m->die[units[k]].marked = false;
+	return nr;
+}
+
+void ssdsim_model_leave(struct ssdsim_model *m, const u16 *units, u32 nr)
+{
+	u32 k;
+
+	for (k = 0; k < nr; k++)
+		m->die[units[k]].inflight--;
+}
+
+u32 ssdsim_model_cmd_units(const struct ssdsim_model *m, u64 max_bytes)
+{
+	/* a command not aligned to pages touches one page more */
+	u64 pages = div64_u64(max_bytes + m->page_bytes - 1, m->page_bytes) + 1;
+
+	return pages < ssdsim_model_units(m) ? (u32)pages : ssdsim_model_units(m);
+}
+
+u32 ssdsim_model_max_die_inflight(const struct ssdsim_model *m)
+{
+	u32 i, max = 0;
+
+	for (i = 0; i < ssdsim_model_units(m); i++)
+		if (m->die[i].max_inflight > max)
+			max = m->die[i].max_inflight;
+	return max;
+}
+
 void ssdsim_model_trim(struct ssdsim_model *m, u64 pos, u64 len)
 {
 	u64 first, last, i;
@@ -272,8 +322,10 @@ void ssdsim_model_reset_stats(struct ssdsim_model *m)
 {
 	u32 i;
 
-	for (i = 0; i < ssdsim_model_units(m); i++)
+	for (i = 0; i < ssdsim_model_units(m); i++) {
 		m->die[i].st = (struct ssdsim_unit_stats) { 0 };
+		m->die[i].max_inflight = m->die[i].inflight;
+	}
 	for (i = 0; i < m->channels; i++)
 		m->chan[i].st = (struct ssdsim_unit_stats) { 0 };
 	m->reads = 0;

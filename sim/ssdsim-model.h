@@ -53,6 +53,9 @@ struct ssdsim_die {
 	u64 free_at;		/* ns: busy until */
 	u64 program_end;	/* ns: end of the last program on this die */
 	struct ssdsim_unit_stats st;
+	u32 inflight;		/* commands at this die now */
+	u32 max_inflight;	/* most at once since the last reset */
+	bool marked;		/* scratch of ssdsim_model_enter() */
 };
 
 struct ssdsim_channel {
@@ -124,12 +127,31 @@ void ssdsim_model_setup(struct ssdsim_model *m, const struct ssdsim_params *p);
 u64 ssdsim_model_read(struct ssdsim_model *m, u64 now, u64 pos, u64 len);
 u64 ssdsim_model_write(struct ssdsim_model *m, u64 now, u64 pos, u64 len);
 
+/*
+ * Occupancy: a read or write is "at" every die its pages touch from its
+ * arrival until it completes.  ssdsim_model_enter(), called right after
+ * ssdsim_model_read() or _write() of the same range, counts the command in
+ * once at each distinct die, stores those units in @units and returns how
+ * many; dies beyond @room entries are not counted.  ssdsim_model_leave()
+ * counts the command out of them when it completes.
+ */
+u32 ssdsim_model_enter(struct ssdsim_model *m, u64 pos, u64 len, u16 *units,
+		       u32 room);
+void ssdsim_model_leave(struct ssdsim_model *m, const u16 *units, u32 nr);
+
+/* Room enter() needs for any command of at most @max_bytes. */
+u32 ssdsim_model_cmd_units(const struct ssdsim_model *m, u64 max_bytes);
+
+/* The most commands one die has held at once since the last reset. */
+u32 ssdsim_model_max_die_inflight(const struct ssdsim_model *m);
+
 /* Forget the ftl placement of pages wholly inside [pos, pos + len). */
 void ssdsim_model_trim(struct ssdsim_model *m, u64 pos, u64 len);
 
 /* Where flash page @lpn is now: unit = channel * dies + die. */
 u32 ssdsim_model_unit_of(const struct ssdsim_model *m, u64 lpn);
 
+/* Zero the statistics; the occupancy maxima restart from the current counts. */
 void ssdsim_model_reset_stats(struct ssdsim_model *m);
 
 const char *ssdsim_mapping_name(enum ssdsim_mapping mapping);

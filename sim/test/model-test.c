@@ -186,6 +186,63 @@ static void test_ftl(void)
 	free_model(m);
 }
 
+static void test_occupancy(void)
+{
+	struct ssdsim_params p = base;
+	struct ssdsim_model *m;
+	u16 a[8], b[8], c[16], d[8];
+	u32 na, nb, nc, nd, i;
+
+	p.dies = 2;		/* 8 dies; page k: channel k % 4, die (k / 4) % 2 */
+	p.stripe_kb = 4;
+	m = model(p);
+	CHECK(ssdsim_model_cmd_units(m, 256 * 1024) == 8);
+	CHECK(ssdsim_model_cmd_units(m, 8 * 1024) == 3);
+	/* pages 0, 8 and 16 all live on unit 0: one command, one die */
+	ssdsim_model_read(m, 0, 0, PG);
+	na = ssdsim_model_enter(m, 0, PG, a, 8);
+	CHECK(na == 1 && a[0] == 0);
+	ssdsim_model_read(m, 0, 8 * PG, PG);
+	nb = ssdsim_model_enter(m, 8 * PG, PG, b, 8);
+	CHECK(nb == 1 && m->die[0].inflight == 2);
+	/* pages 0..15: every die, each counted once though touched twice */
+	ssdsim_model_read(m, 0, 0, 16 * PG);
+	nc = ssdsim_model_enter(m, 0, 16 * PG, c, 16);
+	CHECK(nc == 8);
+	for (i = 0; i < 8; i++)
+		CHECK(!m->die[i].marked);
+	CHECK(m->die[0].inflight == 3 && m->die[5].inflight == 1);
+	CHECK(ssdsim_model_max_die_inflight(m) == 3);
+	/* no room: the dies left out are not counted */
+	ssdsim_model_read(m, 0, PG, 2 * PG);
+	nd = ssdsim_model_enter(m, PG, 2 * PG, d, 1);
+	CHECK(nd == 1 && d[0] == 2);
+	CHECK(m->die[2].inflight == 2 && m->die[4].inflight == 1);
+	ssdsim_model_leave(m, d, nd);
+	ssdsim_model_leave(m, a, na);
+	ssdsim_model_leave(m, c, nc);
+	CHECK(m->die[0].inflight == 1 && m->die[2].inflight == 0);
+	/* the maxima stay until a reset sets them to the current counts */
+	CHECK(m->die[0].max_inflight == 3 && m->die[2].max_inflight == 2);
+	ssdsim_model_reset_stats(m);
+	CHECK(m->die[0].max_inflight == 1 && m->die[2].max_inflight == 0);
+	CHECK(ssdsim_model_max_die_inflight(m) == 1);
+	ssdsim_model_leave(m, b, nb);
+	CHECK(m->die[0].inflight == 0 && ssdsim_model_max_die_inflight(m) == 1);
+	free_model(m);
+
+	/* ftl: a write is at the dies it was just placed on */
+	p.mapping = SSDSIM_MAP_FTL;
+	m = model(p);
+	ssdsim_model_write(m, 0, 0, PG);		/* unit 0 */
+	ssdsim_model_write(m, 0, 0, 3 * PG);		/* units 2, 4, 6 */
+	na = ssdsim_model_enter(m, 0, 3 * PG, a, 8);
+	CHECK(na == 3 && a[0] == 2 && a[1] == 4 && a[2] == 6);
+	CHECK(m->die[0].inflight == 0);
+	ssdsim_model_leave(m, a, na);
+	free_model(m);
+}
+
 static void test_deterministic(void)
 {
 	struct ssdsim_model *a = model(base), *b = model(base);
@@ -253,6 +310,7 @@ int main(void)
 	test_write_waits_for_channel_and_die();
 	test_mappings();
 	test_ftl();
+	test_occupancy();
 	test_deterministic();
 	test_params_check();
 	if (failures) {
