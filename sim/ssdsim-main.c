@@ -9,7 +9,8 @@
  * commands on different channels overlap, a read waits behind a program on
  * its die, and the device holds at most queue_depth commands.  That makes
  * I/O scheduling effects measurable under QEMU, where no real SSD exists.
- * Per die, it counts the commands there (debugfs stats).
+ * Per die, it counts the commands there (debugfs stats); jitter_us delays
+ * each completion by a random amount the model never sees, to reorder them.
  *
  * Data lives in kernel pages in an xarray, allocated on first write and
  * freed by discard and write zeroes.  Data is copied at submission; only the
@@ -30,6 +31,7 @@
 #include <linux/highmem.h>
 #include <linux/hrtimer.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -59,6 +61,7 @@ struct ssdsim_dev {
 	int index;
 	struct ssdsim_params params;
 	u64 capacity;			/* bytes */
+	u32 jitter_ns;			/* extra completion delay, at most */
 	u32 cmd_units;			/* room in ssdsim_cmd.units */
 
 	/* model_lock protects the model and the counters below it */
@@ -153,6 +156,10 @@ static unsigned int stripe_kb = 64;
 module_param(stripe_kb, uint, 0444);
 MODULE_PARM_DESC(stripe_kb, "Stripe chunk in KiB, a multiple of page_kb; also where ftl places never-written pages (default 64)");
 
+static unsigned int jitter_us;
+module_param(jitter_us, uint, 0444);
+MODULE_PARM_DESC(jitter_us, "Complete each read and write up to this many microseconds (uniformly random) after its modelled end, to reorder completions; NOT multiplied by time_scale; the model's times and statistics do not include it; 0..1000000 (default 0)");
+
 static int ssdsim_parse_mapping(const char *s, enum ssdsim_mapping *map)
 {
 	static const enum ssdsim_mapping all[] = {
@@ -186,6 +193,7 @@ static const struct {
 	SSDSIM_KEY(queue_depth),
 	SSDSIM_KEY(time_scale),
 	SSDSIM_KEY(stripe_kb),
+	SSDSIM_KEY(jitter_us),
 #undef SSDSIM_KEY
 };
 
@@ -246,6 +254,7 @@ static int ssdsim_global_params(struct ssdsim_params *p)
 		.queue_depth		= queue_depth,
 		.time_scale		= time_scale,
 		.stripe_kb		= stripe_kb,
+		.jitter_us		= jitter_us,
 	};
 	if (ssdsim_parse_mapping(mapping, &p->mapping)) {
 		pr_err("invalid parameters: mapping \"%s\" must be range, stripe or ftl\n",
@@ -262,11 +271,11 @@ static int ssdsim_check_params(const struct ssdsim_params *p, int index)
 	if (!why)
 		return 0;
 	pr_err("invalid parameters for ssdsim%d: %s\n", index, why);
-	pr_err("ssdsim%d had capacity_mb=%u logical_block_size=%u channels=%u dies=%u page_kb=%u read_us=%u program_us=%u xfer_us=%u queue_depth=%u time_scale=%u mapping=%s stripe_kb=%u\n",
+	pr_err("ssdsim%d had capacity_mb=%u logical_block_size=%u channels=%u dies=%u page_kb=%u read_us=%u program_us=%u xfer_us=%u queue_depth=%u time_scale=%u mapping=%s stripe_kb=%u jitter_us=%u\n",
 	       index, p->capacity_mb, p->logical_block_size, p->channels,
 	       p->dies, p->page_kb, p->read_us, p->program_us, p->xfer_us,
 	       p->queue_depth, p->time_scale, ssdsim_mapping_name(p->mapping),
-	       p->stripe_kb);
+	       p->stripe_kb, p->jitter_us);
 	return -EINVAL;
 }
 
@@ -423,7 +432,11 @@ static enum hrtimer_restart ssdsim_cmd_done(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-/* Charge a read or write to the model and its dies; arm its completion. */
+/*
+ * Charge a read or write to the model, count it in at its dies and arm its
+ * completion: at the modelled end, plus the jitter, which the model never
+ * sees.
+ */
 static void ssdsim_schedule(struct ssdsim_dev *dev, struct request *rq,
 			    u64 now, bool write)
 {
@@ -446,6 +459,8 @@ static void ssdsim_schedule(struct ssdsim_dev *dev, struct request *rq,
 		dev->max_inflight = inflight;
 	spin_unlock_irqrestore(&dev->model_lock, flags);
 
+	if (dev->jitter_ns)
+		done += get_random_u32_below(dev->jitter_ns + 1);
 	hrtimer_start(&cmd->timer, ns_to_ktime(done), HRTIMER_MODE_ABS);
 }
 
@@ -653,6 +668,7 @@ static int ssdsim_params_show(struct seq_file *m, void *v)
 	seq_printf(m, "queue_depth %u\n", p->queue_depth);
 	seq_printf(m, "mapping %s\n", ssdsim_mapping_name(p->mapping));
 	seq_printf(m, "stripe_kb %u\n", p->stripe_kb);
+	seq_printf(m, "jitter_us %u\n", p->jitter_us);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ssdsim_params);
@@ -751,6 +767,7 @@ static int ssdsim_add_device(int index, const struct ssdsim_params *p)
 	dev->index = index;
 	dev->params = *p;
 	dev->capacity = ssdsim_params_capacity(p);
+	dev->jitter_ns = p->jitter_us * NSEC_PER_USEC;
 	spin_lock_init(&dev->model_lock);
 	rwlock_init(&dev->data_lock);
 	xa_init(&dev->pages);
@@ -794,10 +811,11 @@ static int ssdsim_add_device(int index, const struct ssdsim_params *p)
 	ssdsim_debugfs_add(dev);
 	ssdsim_devs[index] = dev;
 
-	pr_info("%s: %llu MiB, %u channels x %u dies, %u KiB pages, read %u us, program %u us, xfer %u us, x%u, depth %u, %s mapping\n",
+	pr_info("%s: %llu MiB, %u channels x %u dies, %u KiB pages, read %u us, program %u us, xfer %u us, x%u, depth %u, %s mapping, jitter %u us\n",
 		disk->disk_name, dev->capacity >> 20, p->channels, p->dies,
 		p->page_kb, p->read_us, p->program_us, p->xfer_us,
-		p->time_scale, p->queue_depth, ssdsim_mapping_name(p->mapping));
+		p->time_scale, p->queue_depth, ssdsim_mapping_name(p->mapping),
+		p->jitter_us);
 	return 0;
 
 out_put_disk:

@@ -26,6 +26,7 @@ enum ssdsim_mapping {
 #define SSDSIM_MAX_US		1000000	/* one second per operation */
 #define SSDSIM_MAX_TIME_SCALE	10000
 #define SSDSIM_MAX_QUEUE_DEPTH	1024
+#define SSDSIM_MAX_JITTER_US	1000000
 
 /* What a device is made of, as given by the user. */
 struct ssdsim_params {
@@ -41,6 +42,9 @@ struct ssdsim_params {
 	u32 time_scale;		/* multiplier on all three times */
 	enum ssdsim_mapping mapping;
 	u32 stripe_kb;		/* KiB, stripe mapping chunk */
+	u32 jitter_us;		/* us, most random delay added to a completion:
+				 * not scaled; the model never sees it
+				 */
 };
 
 struct ssdsim_unit_stats {
