@@ -158,6 +158,26 @@ def median_latency(dev, kind, offset, length, n=5):
     return vals[len(vals) // 2]
 
 
+def batch_reads(dev, n, bs, gap):
+    """@n direct reads of @bs bytes at 0, bs + gap, 2 * (bs + gap), ...,
+    handed to the kernel in one io_submit (fio, libaio): unless the queue
+    depth is smaller, all @n are at the device before a slow one completes.
+    The gaps keep neighbours from being merged into one command."""
+    fio_jobs(dev, [dict(rw="read:%d" % gap, bs=bs, iodepth=n, iodepth_batch_submit=n,
+                        number_ios=n, size=n * (bs + gap))],
+             dict(ioengine="libaio", direct=1))
+
+
+def completion_offsets(dev, job, common, logdir):
+    """Run one fio @job with a per-I/O completion latency log; return the
+    I/Os' offsets in the order they completed (fio logs each completion as it
+    reaps it)."""
+    prefix = os.path.join(logdir, "clat")
+    fio_jobs(dev, [dict(job, write_lat_log=prefix, log_offset=1)], common)
+    with open(prefix + "_clat.1.log") as f:
+        return [int(line.split(",")[4]) for line in f if line.strip()]
+
+
 def fio_jobs(dev_or_dir, jobs, common, timeout=600):
     """Run fio with the @jobs (each a dict of options, run one after the other)
     against a device (filename) or a directory; fail on any error."""

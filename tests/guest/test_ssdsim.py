@@ -51,11 +51,13 @@ BAD_PARAMS = [
     dict(queue_depth=100000),
     dict(mapping="banana"),
     dict(stripe_kb=6),
+    dict(jitter_us=1000001),
     dict(nr_devices=17),
     dict(nr_devices=0),
     dict(devices="channels=0"),
     dict(devices="bogus=1"),
     dict(devices="channels"),
+    dict(devices="jitter_us=2000000"),
 ]
 
 
@@ -72,15 +74,18 @@ def test_bad_parameters_refused():
     assert "channels must be 1..64" in log
     assert "page_kb must be a power of two" in log
     assert "smaller than one page per die" in log
+    assert "jitter_us must be 0..1000000" in log
 
 
 def test_devices_and_queue_properties(ssdsim):
-    ssdsim(nr_devices=2, capacity_mb=64, devices="channels=2,mapping=ftl;logical_block_size=4096,page_kb=16")
+    ssdsim(nr_devices=2, capacity_mb=64,
+           devices="channels=2,mapping=ftl,jitter_us=500;logical_block_size=4096,page_kb=16")
     for i in range(4):
         assert os.path.exists("/dev/ssdsim%d" % i)
     p = [su.params("/dev/ssdsim%d" % i) for i in range(4)]
     assert p[0]["channels"] == 8 and p[0]["mapping"] == "range"
     assert p[2]["channels"] == 2 and p[2]["mapping"] == "ftl"
+    assert p[2]["jitter_us"] == 500 and p[0]["jitter_us"] == 0
     assert p[3]["logical_block_size"] == 4096 and p[3]["page_kb"] == 16
     q = "/sys/block/ssdsim3/queue/"
     assert su.sh("cat %srotational" % q).stdout.strip() == "0"
@@ -233,6 +238,151 @@ def test_queue_depth_bounds_commands_in_flight(ssdsim):
     st = su.stats(dev)
     assert st["max_inflight"] == 4, st["max_inflight"]
     assert st["inflight"] == 0
+
+
+# ---------------------------------------------------------------- occupancy
+#
+# A read or write is at every die its pages touch from queue_rq until its
+# completion; stats report per die the commands there now (inflight) and the
+# most at once (max_inflight), and the device the most over all dies
+# (max_die_inflight).  A read here takes 50 ms (die) + 10 ms (channel), so
+# commands handed over in one io_submit are all at the device long before the
+# first completes: the expected counts are exact.
+
+OCC = dict(TIMING, read_us=50, xfer_us=10, time_scale=1000, queue_depth=32)
+ALL_DIES = [(c, 0) for c in range(4)]
+
+
+def occupancy(st):
+    return {d: (st["die"][d]["inflight"], st["die"][d]["max_inflight"]) for d in st["die"]}
+
+
+def idle_and_reset(dev):
+    for _ in range(100):        # whatever probed the new disk is done
+        if su.stats(dev)["inflight"] == 0:
+            break
+        time.sleep(0.05)
+    su.reset_stats(dev)
+
+
+# (geometry overrides, reads, read size, gap, {die: max_inflight}, max_inflight)
+DIE_CASES = {
+    # pages 0, 4, 8, ...: all on channel 0's die
+    "one-die": ({}, 12, 4096, 3 * PAGE, {(0, 0): 12}, 12),
+    # 16 KiB chunks: each read is 4 pages, all on channel 0's die, counted once
+    "one-die-4-pages": (dict(stripe_kb=16), 8, 4 * PAGE, 12 * PAGE, {(0, 0): 8}, 8),
+    # pages 0-3, 8-11, ...: each read is at all four dies
+    "all-dies-each": ({}, 6, 4 * PAGE, 4 * PAGE, {d: 6 for d in ALL_DIES}, 6),
+    # pages 0, 5, 10, 15: one read per die, all four at once
+    "one-per-die": ({}, 4, 4096, 4 * PAGE, {d: 1 for d in ALL_DIES}, 4),
+    # 40 reads for one die: the device holds queue_depth of them
+    "over-queue-depth": ({}, 40, 4096, 3 * PAGE, {(0, 0): 32}, 32),
+}
+
+
+@pytest.mark.parametrize("case", list(DIE_CASES))
+def test_max_die_inflight_is_exact(ssdsim, case):
+    geometry, n, bs, gap, dies, max_inflight = DIE_CASES[case]
+    dev = ssdsim(**dict(OCC, **geometry))
+    idle_and_reset(dev)
+    su.batch_reads(dev, n, bs, gap)
+    st = su.stats(dev)
+    assert st["reads"] == n, st["reads"]            # no merges, no strays
+    assert st["max_inflight"] == max_inflight, st["max_inflight"]
+    assert st["max_die_inflight"] == max(dies.values()), st["max_die_inflight"]
+    # every die is empty again and saw exactly what was sent to it
+    assert occupancy(st) == {d: (0, dies.get(d, 0)) for d in ALL_DIES}, occupancy(st)
+
+
+def test_stats_reset_keeps_die_commands_in_flight(ssdsim):
+    # 8 reads for one die, 210 ms each: reset while they queue there
+    dev = ssdsim(**dict(OCC, read_us=200))
+    idle_and_reset(dev)
+    proc = subprocess.Popen(["fio", "--name=queue", "--filename=" + dev, "--rw=read:12k",
+                             "--bs=4k", "--ioengine=libaio", "--direct=1", "--iodepth=8",
+                             "--iodepth_batch_submit=8", "--number_ios=8", "--size=128k"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 60     # fio takes seconds to start under TCG
+        while su.stats(dev)["inflight"] < 8 and proc.poll() is None and time.monotonic() < end:
+            time.sleep(0.01)
+        # all 8 arrived together; the first completes 210 ms later
+        assert su.stats(dev)["inflight"] == 8
+        su.reset_stats(dev)
+        st = su.stats(dev)
+    finally:
+        assert proc.wait(timeout=120) == 0
+    inflight, peak = st["die"][(0, 0)]["inflight"], st["die"][(0, 0)]["max_inflight"]
+    # nothing arrived after the reset: its maximum is what was there then
+    assert 0 < inflight <= peak <= 8, (inflight, peak)
+    assert st["max_die_inflight"] == peak
+    assert st["max_inflight"] == peak
+    st = su.stats(dev)
+    assert occupancy(st)[(0, 0)] == (0, peak)
+    assert st["max_die_inflight"] == peak
+
+
+# ---------------------------------------------------------------- jitter
+#
+# jitter_us delays each completion by a random 0..jitter_us us past its
+# modelled end (not scaled by time_scale), outside the model.
+
+def inversions(offsets):
+    return sum(1 for a, b in zip(offsets, offsets[1:]) if b < a)
+
+
+def test_jitter_reorders_completions(ssdsim, tmp_path):
+    # 64 reads for channel 0's die, 1.2 ms each, submitted one by one in
+    # offset order by one fio thread on CPU 0 (so every completion timer is
+    # on one CPU): the die serves them in arrival order.
+    job = dict(rw="read:12k", bs="4k", iodepth=16, number_ios=64, size="1m", cpus_allowed=0)
+    common = dict(ioengine="libaio", direct=1)
+    orders = {}
+    for jitter in (0, 20000):
+        dev = ssdsim(**dict(TIMING, time_scale=10, jitter_us=jitter))
+        su.sh("echo none > /sys/block/%s/queue/scheduler" % su.disk(dev))
+        idle_and_reset(dev)
+        orders[jitter] = su.completion_offsets(dev, job, common, str(tmp_path))
+        st = su.stats(dev)
+        assert st["reads"] == 64
+        # the die's time is the model's alone: 1.2 ms a read, jitter or not
+        assert st["die"][(0, 0)]["busy_ns"] == 64 * 1200000
+        su.unload()
+    assert orders[0] == list(range(0, 64 * 16384, 16384)), orders[0]
+    assert sorted(orders[20000]) == orders[0]
+    # 0..20 ms of jitter against 1.2 ms between modelled ends: about 40 % of
+    # neighbours swap; without jitter none does
+    print("inversions with jitter: %d of 63" % inversions(orders[20000]))
+    assert inversions(orders[20000]) >= 10, orders[20000]
+
+
+def test_jitter_is_outside_the_model(ssdsim):
+    dev = ssdsim(**dict(TIMING, jitter_us=20000))
+    read_ms, _ = su.model_ms(dev)
+    su.reset_stats(dev)
+    lat = [su.timed_io(dev, [("r", 0, PAGE)])[1][0] for _ in range(10)]
+    st = su.stats(dev)
+    # one read at a time at an idle device: each charged exactly one read
+    assert model_ns(st, "read") == (read_ms * MS, 10 * read_ms * MS)
+    assert st["die"][(0, 0)]["busy_ns"] == 10 * read_ms * MS
+    assert st["die"][(0, 0)]["wait_ns"] == 0
+    extra_ms = [x * 1e3 - read_ms for x in lat]
+    print("wall minus model: " + " ".join("%.1f" % x for x in extra_ms))
+    # no completion comes early; the jitter adds 10 ms on average (TCG can
+    # only add more)
+    assert min(extra_ms) >= -0.5, extra_ms
+    assert sum(extra_ms) / len(extra_ms) >= 4, extra_ms
+
+
+def test_fio_verify_with_jitter(ssdsim):
+    dev = ssdsim(capacity_mb=32, time_scale=1, mapping="stripe", stripe_kb=16, jitter_us=20000)
+    common = dict(ioengine="libaio", direct=1, iodepth=16, verify="crc32c",
+                  do_verify=1, verify_fatal=1, size="2m")
+    su.fio_jobs(dev, [
+        dict(rw="randwrite", bs="4k", offset="0"),
+        dict(rw="write", bs="12k", offset="8m"),
+        dict(rw="randwrite", bs="64k", offset="16m"),
+    ], common)
 
 
 # ---------------------------------------------------------------- data
