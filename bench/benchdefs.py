@@ -58,22 +58,30 @@ def _ssdsim(**over):
     return p
 
 
+def _matched_ac(mapping):
+    """AC's tunables for an ssdsim device whose geometry it is told (issue
+    12): channels, dies per channel, mapping and stripe as the device's."""
+    return {"nr_channels": SSDSIM_BASE["channels"], "dies_per_channel": SSDSIM_BASE["dies"],
+            "mapping": mapping, "stripe_kb": 64}
+
+
 DEVICES = {
     "ssdsim-stripe": {
         "kind": "ssdsim",
-        "what": "emulated SSD, stripe mapping (64 KiB chunks round-robin over 8 channels); "
-                "AC matched (nr_channels=8, mapping=stripe, stripe_kb=64)",
+        "what": "emulated SSD, stripe mapping (64 KiB chunks round-robin over 8 channels, "
+                "then over the 4 dies of each); AC matched (nr_channels=8, dies_per_channel=4, "
+                "mapping=stripe, stripe_kb=64)",
         "params": _ssdsim(mapping="stripe", stripe_kb=64),
-        "ac": {"nr_channels": 8, "mapping": "stripe", "stripe_kb": 64},
+        "ac": _matched_ac("stripe"),
         "matched": True,
         "workloads": ALL_WORKLOADS,
     },
     "ssdsim-range": {
         "kind": "ssdsim",
         "what": "emulated SSD, range mapping (the thesis's: contiguous LBA range per channel, "
-                "then die); AC matched (nr_channels=8, mapping=range)",
+                "then die); AC matched (nr_channels=8, dies_per_channel=4, mapping=range)",
         "params": _ssdsim(mapping="range", stripe_kb=64),
-        "ac": {"nr_channels": 8, "mapping": "range", "stripe_kb": 64},
+        "ac": _matched_ac("range"),
         "matched": True,
         "workloads": [p + "-direct" for p in RANDOM_PATTERNS],
         "not_run": "sequential, buffered and reads-under-writes workloads: the range mapping "
@@ -84,17 +92,18 @@ DEVICES = {
     "ssdsim-ftl": {
         "kind": "ssdsim",
         "what": "emulated SSD, ftl mapping (pages placed round-robin in write order; unwritten "
-                "pages striped in 64 KiB chunks); AC stripe 64 KiB over 8 channels (the closest "
-                "AC can express)",
+                "pages striped in 64 KiB chunks); AC stripe 64 KiB over 8 channels x 4 dies (the "
+                "closest AC can express)",
         "params": _ssdsim(mapping="ftl", stripe_kb=64),
-        "ac": {"nr_channels": 8, "mapping": "stripe", "stripe_kb": 64},
+        "ac": _matched_ac("stripe"),
         "matched": True,
         "workloads": ALL_WORKLOADS,
     },
     "ssdsim-mismatch": {
         "kind": "ssdsim",
-        "what": "emulated SSD as ssdsim-stripe (8 channels), AC deliberately mismatched: "
-                "nr_channels=6 (sub-groups no longer follow channels)",
+        "what": "emulated SSD as ssdsim-stripe (8 channels x 4 dies), AC deliberately "
+                "mismatched: nr_channels=6 (sub-groups no longer follow channels), "
+                "dies_per_channel and unit_depth left at AC's defaults",
         "params": _ssdsim(mapping="stripe", stripe_kb=64),
         "ac": {"nr_channels": 6, "mapping": "stripe", "stripe_kb": 64},
         "matched": False,
