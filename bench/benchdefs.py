@@ -132,17 +132,43 @@ DEVICES = {
     },
 }
 
+# The sweep (bench/compare --sweep, issue 12): ssdsim-stripe with the
+# device's queue depth and the scheduler queue's nr_requests varied, AC
+# matched; every point is a device of its own, all in one insmod.
+SWEEP_QUEUE_DEPTHS = [8, 32, 128]
+SWEEP_NR_REQUESTS = [64, 256]
+SWEEP_WORKLOADS = ["randread-direct", "randrw90-direct"]
+
+
+def sweep_name(queue_depth, nr_requests):
+    return "ssdsim-stripe-qd%d-nr%d" % (queue_depth, nr_requests)
+
+
+for _qd in SWEEP_QUEUE_DEPTHS:
+    for _nr in SWEEP_NR_REQUESTS:
+        DEVICES[sweep_name(_qd, _nr)] = {
+            "kind": "ssdsim",
+            "what": "ssdsim-stripe with device queue_depth=%d, every scheduler's nr_requests=%d "
+                    "(none: the device's tags); AC matched" % (_qd, _nr),
+            "params": _ssdsim(mapping="stripe", stripe_kb=64, queue_depth=_qd),
+            "ac": _matched_ac("stripe"),
+            "matched": True,
+            "workloads": list(SWEEP_WORKLOADS),
+            "sweep": {"queue_depth": _qd, "nr_requests": _nr},
+        }
+
 # ------------------------------------------------------------ workloads
 #
 # env: the variables the job file uses besides DEV/MNT/RUNTIME/RAMP (which
-#      guest-bench always sets).
+#      guest-bench always sets) and, for the "deep" (random) workloads,
+#      IODEPTH (from job_shape()).
 # fs: True if the workload runs on a freshly made ext4 (buffered).
 # files: for fs workloads, [(file name, size key)] pre-created (written
 #      extents, contents zero) before the caches are dropped.
 # figure: the main figure of the summary table.
 
-IODEPTH = 64        # per job, direct and buffered (io_uring)
-NUMJOBS = 2         # so 128 requests outstanding, against a device queue depth of 32
+IODEPTH = 64        # per job, direct and buffered (io_uring), sequential jobs
+NUMJOBS = 2         # so 128 requests outstanding (random jobs: see job_shape())
 READERS = 4         # sync (psync, QD1) readers of the reads-under-writes jobs
 FILE_MB = 512       # per-job file of the buffered workloads: larger than one run reads
 WRITER_FILE_MB = 1024
@@ -270,6 +296,14 @@ MODES = {
         },
         "reps": 5, "runtime": 4, "ramp": 1, "one_boot": False,
     },
+    # issue 12's sweep: device queue depth x nr_requests on the stripe
+    # device, 4 KiB random reads and the 90/10 mix, one boot (six ssdsim
+    # devices in one insmod).  Its own mode: not part of the default run.
+    "sweep": {
+        "devices": {sweep_name(qd, nr): list(SWEEP_WORKLOADS)
+                    for qd in SWEEP_QUEUE_DEPTHS for nr in SWEEP_NR_REQUESTS},
+        "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
+    },
 }
 
 # Seconds a run costs beyond ramp + runtime (scheduler switch, fio start and
@@ -303,6 +337,16 @@ def estimate(plan):
                     kind, wl, plan["runtime"], plan["ramp"])
         out.append(("+".join(d["name"] for d in boot["devices"]), t))
     return out
+
+
+def mode_estimate(mode):
+    """Seconds of guest work of run mode @mode with its defaults (its
+    devices with their default workloads, every scheduler)."""
+    m = MODES[mode]
+    devs = [{"name": n, "workloads": w} for n, w in m["devices"].items()]
+    boots = [{"devices": devs}] if m["one_boot"] else [{"devices": [d]} for d in devs]
+    return sum(t for _, t in estimate({"boots": boots, "reps": m["reps"], "runtime": m["runtime"],
+                                       "ramp": m["ramp"], "schedulers": SCHEDULERS}))
 
 
 # ---------------------------------------------------------------- ceiling
