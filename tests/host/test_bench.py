@@ -169,3 +169,274 @@ def test_a_kept_boot_has_its_kernel_log_checked(tmp_path):
     sm = load_script("summarize")
     lines = sm.boot_notes({"boots": [clean, warned]})
     assert len(lines) == 2 and "kept from an earlier run" in lines[0]
+
+
+# ------------------------------------------------------------- issue 12
+
+def plan_of(*argv):
+    cmp = load_script("compare")
+    return cmp, cmp.make_plan(cmp.build_parser().parse_args(list(argv)))
+
+
+def plan_devices(plan):
+    return {d["name"]: d for b in plan["boots"] for d in b["devices"]}
+
+
+def test_matched_devices_tell_ac_the_dies_and_the_others_do_not():
+    _, plan = plan_of("--full")
+    devs = plan_devices(plan)
+    for name in ("ssdsim-stripe", "ssdsim-range"):
+        ac = devs[name]["ac"]
+        assert ac["nr_channels"] == 8 and ac["dies_per_channel"] == 4
+        assert ac["nr_channels"] * ac["dies_per_channel"] == \
+            devs[name]["params"]["channels"] * devs[name]["params"]["dies"]
+    assert devs["ssdsim-stripe"]["ac"]["mapping"] == "stripe"
+    assert devs["ssdsim-range"]["ac"]["mapping"] == "range"
+    assert "dies_per_channel" not in devs["ssdsim-mismatch"]["ac"]
+    assert devs["ssdsim-mismatch"]["ac"]["nr_channels"] == 6
+    assert devs["nullb"]["ac"] == {}
+
+
+def test_every_scheduler_gets_nr_requests_256_and_the_queue_stays_full():
+    _, plan = plan_of()
+    assert plan["nr_requests"] == 256
+    for d in plan_devices(plan).values():
+        assert d["nr_requests"] == 256 and d["queue_depth"] == 32
+        for wl in d["workloads"]:
+            shape = d["jobs"].get(wl)
+            if wl.startswith(("randread", "randwrite", "randrw")):
+                # more outstanding than the queue and the device hold together
+                assert shape == {"IODEPTH": 160, "NUMJOBS": 2, "outstanding": 320}
+                assert shape["outstanding"] > d["nr_requests"] + d["queue_depth"]
+            elif wl.startswith("seq"):
+                assert shape["outstanding"] == 128
+            elif wl == "readsunderwrites":
+                assert shape is None     # writeback decides
+
+
+def test_nr_requests_option_moves_the_outstanding_io_with_it():
+    _, plan = plan_of("--nr-requests", "64", "--devices", "nullb")
+    d = plan_devices(plan)["nullb"]
+    assert plan["nr_requests"] == 64 and d["nr_requests"] == 64
+    assert d["jobs"]["randread-direct"]["outstanding"] == 64 + 2 * 32
+    _, plan = plan_of("--nr-requests", "0", "--devices", "nullb")
+    d = plan_devices(plan)["nullb"]
+    assert d["nr_requests"] == 0        # the kernel's default: 2 x min(32, 128) = 64
+    assert d["jobs"]["randread-direct"]["outstanding"] == 64 + 2 * 32
+
+
+def test_nr_requests_out_of_range_is_refused():
+    res = subprocess.run([os.path.join(BENCH, "compare"), "--nr-requests", "5000", "--dry-run"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert res.returncode != 0 and "--nr-requests" in res.stdout
+
+
+def test_the_plan_prints_nr_requests_and_outstanding_io():
+    res = subprocess.run([os.path.join(BENCH, "compare"), "--dry-run"], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert res.returncode == 0, res.stdout
+    assert "nr_requests 256 for every scheduler" in res.stdout
+    assert "320 (2 x 160): randread-direct randrw90-direct" in res.stdout
+
+
+def test_sweep_is_one_boot_of_six_ssdsim_devices():
+    bd = load_script("benchdefs.py")
+    _, plan = plan_of("--sweep")
+    assert plan["mode"] == "sweep" and plan["nr_requests"] is None
+    assert len(plan["boots"]) == 1
+    devs = plan["boots"][0]["devices"]
+    points = {(d["params"]["queue_depth"], d["nr_requests"]) for d in devs}
+    assert points == {(qd, nr) for qd in (8, 32, 128) for nr in (64, 256)}
+    for d in devs:
+        assert d["kind"] == "ssdsim" and d["params"]["mapping"] == "stripe"
+        assert d["ac"]["dies_per_channel"] == 4
+        assert d["workloads"] == ["randread-direct", "randrw90-direct"]
+        assert d["queue_depth"] == d["params"]["queue_depth"]
+        for wl in d["workloads"]:
+            assert d["jobs"][wl]["outstanding"] > d["nr_requests"] + d["queue_depth"]
+    # one insmod: the devices= overrides fit the module parameter
+    gb = load_script("guest-bench")
+    base = devs[0]["params"]
+    entries = [",".join("%s=%s" % kv for kv in d["params"].items() if base.get(kv[0]) != kv[1]
+                        or kv[0] == "mapping") for d in devs[1:]]
+    assert len("devices=" + ";".join(entries)) <= 255
+    assert gb.bd.MODES["sweep"]["one_boot"] and bd.SWEEP_NR_REQUESTS == [64, 256]
+
+
+def test_sweep_is_its_own_mode():
+    for extra in (["--full"], ["--nr-requests", "64"], ["--devices", "nullb"]):
+        res = subprocess.run([os.path.join(BENCH, "compare"), "--sweep", "--dry-run"] + extra,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        assert res.returncode != 0 and "its own mode" in res.stdout, extra
+
+
+def test_resume_runs_again_a_boot_with_another_nr_requests(tmp_path):
+    cmp, plan = plan_of("--devices", "nullb", "--workloads", "randread-direct")
+    boot = plan["boots"][0]
+    results = finished_results(tmp_path, plan, boot)
+    assert cmp.finished_boot(results, 0, boot, plan)
+    _, other = plan_of("--devices", "nullb", "--workloads", "randread-direct", "--nr-requests", "64")
+    assert cmp.finished_boot(results, 0, other["boots"][0], other) is None
+
+
+def test_ac_debugfs_counters_are_read():
+    gb = load_script("guest-bench")
+    text = "dispatched_read_sync 12\ncap_holds 3\nasync_depth_limits sched_tags\n"
+    assert gb.counters(text) == {"dispatched_read_sync": 12, "cap_holds": 3}
+    assert gb.counters(None) == {}
+
+
+def run_fio_json(read_iops, read_p99_ms, write_iops=0, write_p99_ms=0.0):
+    """fio's JSON of one group: 4 KiB reads (and writes) per second over 4 s."""
+    def side(iops, p99):
+        if not iops:
+            return {"total_ios": 0, "io_bytes": 0}
+        return {"total_ios": int(iops * 4), "bw_bytes": iops * 4096, "iops": iops,
+                "io_bytes": iops * 4 * 4096,
+                "clat_ns": {"mean": p99 * 5e5, "N": int(iops * 4),
+                            "percentile": {"50.000000": p99 * 4e5, "99.000000": p99 * 1e6,
+                                           "99.900000": p99 * 1.2e6}}}
+    return {"fio version": "fio-3.33", "jobs": [{
+        "read": side(read_iops, read_p99_ms), "write": side(write_iops, write_p99_ms),
+        "usr_cpu": 1.0, "sys_cpu": 2.0, "job_runtime": 4000}]}
+
+
+def write_run(root, dev, wl, sched, rep, fio, meta_extra=None):
+    d = os.path.join(root, "raw", dev, wl)
+    os.makedirs(d, exist_ok=True)
+    base = os.path.join(d, "r%d-%s" % (rep, sched))
+    with open(base + ".json", "w") as f:
+        json.dump(fio, f)
+    meta = {"device": dev, "workload": wl, "scheduler": sched, "rep": rep, "order": 0, "status": "ok"}
+    meta.update(meta_extra or {})
+    with open(base + ".meta.json", "w") as f:
+        json.dump(meta, f)
+
+
+def summarize(root, plan):
+    with open(os.path.join(root, "run.json"), "w") as f:
+        json.dump({"plan": plan}, f)
+    res = subprocess.run([sys.executable, os.path.join(BENCH, "summarize"), root],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    assert res.returncode == 0, res.stdout
+    return (json.load(open(os.path.join(root, "summary.json"))),
+            open(os.path.join(root, "summary.md")).read())
+
+
+SCHEDS = ["none", "mq-deadline", "kyber", "bfq", "ac"]
+
+
+def test_issue12_goals_on_the_stripe_device(tmp_path):
+    root = str(tmp_path)
+    # randread: AC 4900 IOPS against a ceiling of 32 / 6 ms = 5333
+    iops = {"none": 2300, "mq-deadline": 2400, "kyber": 2500, "bfq": 2200, "ac": 4900}
+    # randrw90: (read IOPS, read p99 ms, reads behind a program %)
+    mix = {"none": (900, 400, 18.0), "mq-deadline": (1000, 380, 17.0), "kyber": (950, 300, 18.0),
+           "bfq": (700, 900, 10.0), "ac": (1200, 200, 4.0)}
+    # randrw50: bfq wins bandwidth with 4x AC's read p99
+    rw50 = {"none": (500, 100), "mq-deadline": (500, 100), "kyber": (500, 100), "bfq": (700, 400),
+            "ac": (600, 100)}
+    for s in SCHEDS:
+        nr = {"requested": 256, "effective": 32 if s == "none" else 256,
+              "error": "/sys/block/ssdsim0/queue/nr_requests: Invalid argument" if s == "none" else None}
+        extra = {"nr_requests": nr, "fio_env": {"IODEPTH": "160", "NUMJOBS": "2"}}
+        write_run(root, "ssdsim-stripe", "randread-direct", s, 1, run_fio_json(iops[s], 100), extra)
+        r, p99, behind = mix[s]
+        stats = {"reads": 1000, "reads_behind_program": int(behind * 10)}
+        if s == "ac":
+            extra = dict(extra, ac_debugfs={"stats_delta": {"cap_holds": 42}})
+        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1,
+                  run_fio_json(r, p99, r / 9, 500), dict(extra, device_stats=stats))
+        write_run(root, "ssdsim-stripe", "randrw50-direct", s, 1,
+                  run_fio_json(rw50[s][0], rw50[s][1], rw50[s][0], 300), extra)
+    summary, md = summarize(root, {"schedulers": SCHEDS, "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick"})
+    goals = {(g["name"], g["workload"]): g for g in summary["goals"]}
+    for g in summary["goals"]:
+        assert g["issue"] == 12 and g["device"] == "ssdsim-stripe"
+    g = goals[("4K random read direct: AC IOPS >= 0.90 x modelled ceiling", "randread-direct")]
+    assert g["measured"] == round(4900 / (32 / 6e-3), 4) and g["met"] is True
+    assert g["against"] == "ceiling 5333 IOPS"
+    g = goals[("randrw90 direct: AC bandwidth >= 1.15 x best other", "randrw90-direct")]
+    assert g["measured"] == round(1200 / 1000, 4) and g["against"] == "mq-deadline" and g["met"] is True
+    g = goals[("randrw90 direct: AC read p99 <= 0.80 x best other", "randrw90-direct")]
+    assert g["measured"] == round(200 / 300, 4) and g["against"] == "kyber" and g["met"] is True
+    g = goals[("randrw90 direct: AC share of reads behind a program <= 0.5 x best other", "randrw90-direct")]
+    assert g["measured"] == 0.4 and g["against"] == "bfq" and g["met"] is True
+    g = goals[("every pattern: AC bandwidth >= 0.97 x best other", "randrw50-direct")]
+    assert g["met"] is False and g["against"] == "bfq"
+    assert g["beside"] == "bfq wins bandwidth with 4.0x AC's read p99"
+    assert "bfq wins bandwidth with 4.0x AC's read p99" in md
+    # the queue: asked, in effect per scheduler, none's refusal, outstanding I/O
+    q = summary["devices"]["ssdsim-stripe"]["queue"]
+    assert q["nr_requests_asked"] == 256
+    assert q["nr_requests_effective"] == {"none": ["32"], "mq-deadline": ["256"], "kyber": ["256"],
+                                          "bfq": ["256"], "ac": ["256"]}
+    assert "- queue: nr_requests 256 for every scheduler" in md
+    assert "none 32 (refused: Invalid argument; none cannot exceed the device's tags)" in md
+    assert "outstanding I/O: 320 (2 x 160)" in md
+    assert "nr_requests 256 asked" not in md.split("## Problems")[1]   # none's refusal is no problem
+    # reads behind a program, every mixed workload run
+    behind = {b["workload"]: b for b in summary["reads_behind_program"]}
+    assert behind["randrw90-direct"]["ac_ratio_to_best_other"] == 0.4
+    # AC's counters from debugfs
+    ac = [r for r in summary["results"] if r["scheduler"] == "ac" and r["workload"] == "randrw90-direct"][0]
+    assert ac["metrics"]["ac_stat_cap_holds"]["median"] == 42
+
+
+def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):
+    root = str(tmp_path)
+    for s, eff in (("mq-deadline", 256), ("ac", 128)):
+        write_run(root, "nullb", "randread-direct", s, 1, run_fio_json(1000, 2),
+                  {"nr_requests": {"requested": 256, "effective": eff, "error": None}})
+    _, md = summarize(root, {"schedulers": ["mq-deadline", "ac"], "reps": 1, "runtime": 4, "ramp": 1,
+                             "nr_requests": 256})
+    assert "nullb ac: nr_requests 256 asked, 128 in effect" in md
+    assert "nullb mq-deadline: nr_requests" not in md
+
+
+def test_defaults_goal_against_mq_deadline(tmp_path):
+    root = str(tmp_path)
+    for s, bw in (("mq-deadline", 1000), ("bfq", 2000), ("ac", 960)):
+        write_run(root, "ssdsim-mismatch", "randread-direct", s, 1, run_fio_json(bw, 2))
+        write_run(root, "ssdsim-mismatch", "readsunderwrites-direct", s, 1,
+                  run_fio_json(100, {"mq-deadline": 100, "bfq": 50, "ac": 104}[s], 50, 10))
+    summary, _ = summarize(root, {"schedulers": ["mq-deadline", "bfq", "ac"], "reps": 1, "runtime": 4,
+                                  "ramp": 1})
+    goals = {g["workload"]: g for g in summary["goals"]}
+    assert set(goals) == {"randread-direct", "readsunderwrites-direct"}
+    assert goals["randread-direct"]["name"] == "geometry not told: AC >= 0.97 x mq-deadline"
+    assert goals["randread-direct"]["against"] == "mq-deadline" and goals["randread-direct"]["met"] is False
+    rw = goals["readsunderwrites-direct"]
+    assert rw["metric"] == "read_p99_ms" and rw["comparison"] == "<=" and rw["target"] == 1.03
+    assert rw["met"] is False      # 104 / 100 > 1.03
+
+
+def test_sweep_summary_table(tmp_path):
+    bd = load_script("benchdefs.py")
+    root = str(tmp_path)
+    for qd in bd.SWEEP_QUEUE_DEPTHS:
+        for nr in bd.SWEEP_NR_REQUESTS:
+            dev = bd.sweep_name(qd, nr)
+            for s in ("mq-deadline", "bfq", "ac"):
+                iops = {"mq-deadline": 1000, "bfq": 800, "ac": 1000 + qd + nr}[s]
+                write_run(root, dev, "randread-direct", s, 1, run_fio_json(iops, 100))
+                write_run(root, dev, "randrw90-direct", s, 1,
+                          run_fio_json(iops, {"mq-deadline": 300, "bfq": 200, "ac": 100}[s], iops / 9, 500))
+    summary, md = summarize(root, {"schedulers": ["mq-deadline", "bfq", "ac"], "reps": 1, "runtime": 4,
+                                   "ramp": 1, "nr_requests": None, "mode": "sweep"})
+    assert summary["goals"] == []
+    pts = {(p["workload"], p["queue_depth"], p["nr_requests"]): p for p in summary["sweep"]}
+    assert len(pts) == 12
+    p = pts[("randread-direct", 32, 256)]
+    assert p["bw_ratio"] == round((1000 + 32 + 256) / 1000, 4) and p["bw_best_other"] == "mq-deadline"
+    assert p["ceiling_iops"] == 5333 and p["ac_of_ceiling"] == round((1000 + 32 + 256) / (32 / 6e-3), 4)
+    assert pts[("randread-direct", 8, 64)]["ceiling_iops"] == 1333     # 8 commands at the device
+    assert pts[("randrw90-direct", 128, 64)]["read_p99_ratio"] == 0.5
+    assert "## Sweep: device queue depth x nr_requests" in md
+    assert "| 256 | 1.26 vs mq-deadline | 1.29 vs mq-deadline | 1.38 vs mq-deadline |" in md
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return
+    assert os.path.exists(os.path.join(root, "sweep.png"))
