@@ -386,13 +386,19 @@ def test_issue12_goals_on_the_stripe_device(tmp_path):
 
 def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):
     root = str(tmp_path)
-    for s, eff in (("mq-deadline", 256), ("ac", 128)):
+    for s, eff in (("none", 32), ("mq-deadline", 256), ("ac", 128)):
         write_run(root, "nullb", "randread-direct", s, 1, run_fio_json(1000, 2),
                   {"nr_requests": {"requested": 256, "effective": eff, "error": None}})
-    _, md = summarize(root, {"schedulers": ["mq-deadline", "ac"], "reps": 1, "runtime": 4, "ramp": 1,
-                             "nr_requests": 256})
-    assert "nullb ac: nr_requests 256 asked, 128 in effect" in md
-    assert "nullb mq-deadline: nr_requests" not in md
+    # none below the device's tags must take the value like any scheduler
+    write_run(root, "nullb", "randrw90-direct", "none", 1, run_fio_json(1000, 2),
+              {"nr_requests": {"requested": 16, "effective": 32, "error": "...: Invalid argument"}})
+    _, md = summarize(root, {"schedulers": ["none", "mq-deadline", "ac"], "reps": 1, "runtime": 4,
+                             "ramp": 1, "nr_requests": 256})
+    problems = md.split("## Problems")[1]
+    assert "nullb ac: nr_requests 256 asked, 128 in effect" in problems
+    assert "nullb mq-deadline: nr_requests" not in problems
+    assert "nullb none: nr_requests 256" not in problems      # none cannot exceed the device's tags
+    assert "nullb none: nr_requests 16 asked, 32 in effect" in problems
 
 
 def test_defaults_goal_against_mq_deadline(tmp_path):
