@@ -335,7 +335,9 @@ def estimate(plan):
             for wl in dev["workloads"]:
                 t += plan["reps"] * len(plan["schedulers"]) * run_seconds(
                     kind, wl, plan["runtime"], plan["ramp"])
-        out.append(("+".join(d["name"] for d in boot["devices"]), t))
+        names = [d["name"] for d in boot["devices"]]
+        out.append(("+".join(names) if len(names) <= 3 else "%s and %d more devices" % (names[0], len(names) - 1),
+                    t))
     return out
 
 
