@@ -78,8 +78,13 @@ struct ac_data {
 	/* Writes the device may hold while reads are about; 0: no limit. */
 #define AC_DEF_WRITE_INFLIGHT	0
 	u32 write_inflight;
-	/* Requests at one unit of the device; 0: no cap (policy.unit_depth). */
-#define AC_DEF_UNIT_DEPTH	0
+	/*
+	 * Requests, and writes, of ours at one die (policy.unit_depth and
+	 * unit_writes; 0: no cap); only when dies_per_channel > 1.  Chosen
+	 * by measurement: see README, Occupancy.
+	 */
+#define AC_DEF_UNIT_DEPTH	1
+#define AC_DEF_UNIT_WRITES	1
 
 	/*
 	 * Reads and writes we dispatched from the sub-queues that have not

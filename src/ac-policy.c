@@ -58,11 +58,23 @@
  *   PROC channel's writes go to its least occupied die.  The glue counts
  *   its requests at the device per unit (struct ac_occupancy); a read goes
  *   to the best unit by, in this order: idle, no write of ours at the
- *   device, not PROC, fewest at the device, PEND before END, rotation
+ *   device, fewest at the device, not PROC, PEND before END, rotation
  *   (ac_read_rank()).  With nothing at the device that is the thesis's
  *   walk.  A new round starts when no unit that a cap lets through is PEND
  *   outside the PROC channel.
- * - Caps (unit_depth).  A unit at its cap is passed over.  If every sync
+ * - Dies.  With dies_per_channel > 1 a unit is a die, which serves one
+ *   command at a time and programs one page at a time; the rules below
+ *   then apply.  With 1 (the thesis's model, and AC's default) a unit is a
+ *   channel or an unknown part of a device, and they do not.
+ * - Prompt expiry.  With dies, occupancy reorders reads far more than the
+ *   thesis's walk, and reads of a die that writes keep busy can wait long
+ *   behind reads of idle dies: besides the check at each phase start, an
+ *   expired sync read goes at the next pick (measured on the emulated SSD,
+ *   4 KiB 90/10 mix: read p99 1.6 s without, 0.75 s with, at the same
+ *   bandwidth).  The glue also takes a die's reads in arrival order.
+ * - Caps (unit_depth, unit_writes, with dies).  A unit at unit_depth
+ *   requests of ours, or at unit_writes writes of ours for a write, is
+ *   passed over.  If every sync
  *   read is held, an async read goes; if every read is held, a write goes,
  *   and the other way round; if every die of the PROC channel with writes
  *   is held, the batch moves on to the next channel whose writes can go.
@@ -222,10 +234,30 @@ static struct ac_pick ac_capped_pick(void)
 	return pick;
 }
 
+/*
+ * Whether the units are dies (dies_per_channel > 1): only then do the caps,
+ * the prompt expiry of sync reads and arrival order inside a unit apply.
+ * With one die per channel a unit is a whole channel, or an unknown part of
+ * a device whose geometry AC was not told, which serves many commands at
+ * once: capping it would only cost parallelism.
+ */
+bool ac_policy_dies(const struct ac_policy *p)
+{
+	return p->dies_per_channel > 1;
+}
+
+/* Whether unit @u holds as many of our writes as it may. */
+static bool ac_write_capped(const struct ac_policy *p, u32 u)
+{
+	return ac_policy_dies(p) && p->unit_writes &&
+	       ac_occ_writes(p->occ, u) >= p->unit_writes;
+}
+
 /* Whether unit @u is at its cap. */
 static bool ac_capped(const struct ac_policy *p, u32 u)
 {
-	return p->unit_depth && ac_occ_all(p->occ, u) >= p->unit_depth;
+	return ac_policy_dies(p) && p->unit_depth &&
+	       ac_occ_all(p->occ, u) >= p->unit_depth;
 }
 
 void ac_policy_init(struct ac_policy *p, u32 nr_channels)
@@ -239,6 +271,7 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	p->last_write_unit = AC_MAX_UNITS - 1;
 	p->dies_per_channel = 1;
 	p->unit_depth = 0;
+	p->unit_writes = 0;
 	p->occ = NULL;
 	p->dir = AC_DIR_READ;
 	p->starved = 0;
@@ -410,7 +443,7 @@ static bool ac_expired(const struct ac_policy *p,
 		       const struct ac_fifo_heads *heads, enum ac_type type,
 		       u64 now)
 {
-	return heads->valid[type] && p->queued[type] &&
+	return heads && heads->valid[type] && p->queued[type] &&
 	       (s64)(now - heads->expire[type]) >= 0;
 }
 
@@ -469,8 +502,12 @@ static void ac_new_round(struct ac_policy *p)
  *   busy       the unit holds requests of ours at the device: an idle unit
  *              always goes first;
  *   write out  a write of ours is at the unit (read/write interference);
- *   PROC       the unit's channel is being batched for writes;
  *   occupancy  fewer requests at the device first;
+ *   PROC       the unit's channel is being batched for writes: with the
+ *              occupancy known, the writes at the device are what a read
+ *              must avoid, so this only breaks ties (above it, reads of
+ *              the PROC channel starved for whole batches: 2 s read p99
+ *              on the 90/10 mix);
  *   served     END, or the unit served last (not twice in a row);
  *   rotation   distance after last_read, last_read itself last.
  *
@@ -490,7 +527,7 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 		occ = 255;
 	return (u32)(occ > 0) << 30 |
 	       (u32)(ac_occ_writes(p->occ, u) > 0) << 29 |
-	       (u32)proc << 28 | occ << 20 | (u32)served << 19 | dist;
+	       occ << 21 | (u32)proc << 20 | (u32)served << 19 | dist;
 }
 
 /* Whether unit @u counts as PEND and not PROC in the current round. */
@@ -622,7 +659,7 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 	for (u = c; u < units; u += nr) {
 		if (!p->grp[u].nr[type])
 			continue;
-		if (ac_capped(p, u)) {
+		if (ac_capped(p, u) || ac_write_capped(p, u)) {
 			*capped = true;
 			continue;
 		}
@@ -764,6 +801,11 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			ac_phase_start(p);
 			if (expired)
 				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+		} else if (ac_policy_dies(p) &&
+			   ac_expired(p, heads, AC_READ_SYNC, now)) {
+			/* with dies, an expired sync read goes at once */
+			p->stats.sync_read_expired++;
+			return ac_make_pick(AC_PICK_EXPIRED, AC_READ_SYNC, 0);
 		}
 		pick = ac_pick_dir(p, p->dir);
 	}

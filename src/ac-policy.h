@@ -108,6 +108,7 @@ struct ac_stats {
 	u64 cap_holds;			/* picks that found every request capped */
 	u64 cap_skips;			/* picks that passed over a capped unit */
 	u64 cap_expired;		/* expired requests sent past a cap */
+	u64 sync_read_expired;		/* expired sync reads sent mid-phase */
 };
 
 enum ac_dir {
@@ -122,7 +123,8 @@ struct ac_policy {
 	u32 writes_starved;	/* read phases before a write phase, >= 1 */
 	u32 write_batch;	/* writes per PROC batch, >= 1 */
 	u32 dies_per_channel;	/* 1 .. AC_MAX_DIES; units = channels x dies */
-	u32 unit_depth;		/* requests at one unit, 0: no cap */
+	u32 unit_depth;		/* requests at one die, 0: no cap (dies only) */
+	u32 unit_writes;	/* writes at one die, 0: no cap (dies only) */
 
 	/* The glue's occupancy counts; NULL: every unit idle. */
 	const struct ac_occupancy *occ;
@@ -187,6 +189,9 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels);
 
 /* Units in use: nr_channels x dies_per_channel. */
 u32 ac_policy_units(const struct ac_policy *p);
+
+/* Whether units are dies (dies_per_channel > 1): caps and die rules apply. */
+bool ac_policy_dies(const struct ac_policy *p);
 
 /* Channel of unit @unit under the current layout. */
 static inline u32 ac_unit_channel(const struct ac_policy *p, u32 unit)

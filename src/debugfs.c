@@ -123,6 +123,7 @@ static int ac_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "dies_per_channel %u\n", p->dies_per_channel);
 	seq_printf(m, "units %u\n", ac_policy_units(p));
 	seq_printf(m, "unit_depth %u\n", p->unit_depth);
+	seq_printf(m, "unit_writes %u\n", p->unit_writes);
 	seq_printf(m, "cap_waiting %d\n", READ_ONCE(ad->cap_waiting));
 	seq_printf(m, "mapping %s\n",
 		   ad->mapping == AC_MAP_STRIPE ? "stripe" : "range");
@@ -174,6 +175,7 @@ static int ac_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "cap_holds %llu\n", s->cap_holds);
 	seq_printf(m, "cap_skips %llu\n", s->cap_skips);
 	seq_printf(m, "cap_expired %llu\n", s->cap_expired);
+	seq_printf(m, "sync_read_expired %llu\n", s->sync_read_expired);
 	seq_printf(m, "inserted %llu\n", c->inserted);
 	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
 	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);

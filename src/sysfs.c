@@ -100,6 +100,8 @@ static const struct ac_tunable ac_tunables[] = {
 		 dies_per_channel),
 	AC_NUMBER("unit_depth",		"requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_DEPTH,
 		  policy.unit_depth, false),
+	AC_NUMBER("unit_writes",	"requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES,
+		  policy.unit_writes, false),
 	AC_WORDS("mapping", ac_mapping_names, AC_MAP_STRIPE, AC_MAP_RANGE,
 		 mapping, true),
 	AC_NUMBER("stripe_kb",		"KiB",	1, AC_STRIPE_MAX_KB, 64,
@@ -115,6 +117,7 @@ static_assert(__same_type(((struct ac_data *)0)->write_inflight, u32));
 static_assert(__same_type(((struct ac_data *)0)->nr_channels, u32));
 static_assert(__same_type(((struct ac_data *)0)->dies_per_channel, u32));
 static_assert(__same_type(((struct ac_data *)0)->policy.unit_depth, u32));
+static_assert(__same_type(((struct ac_data *)0)->policy.unit_writes, u32));
 static_assert(__same_type(((struct ac_data *)0)->mapping, u32));
 static_assert(__same_type(((struct ac_data *)0)->stripe_kb, u32));
 
@@ -253,6 +256,7 @@ AC_TUNABLE_OPS(write_inflight)
 AC_TUNABLE_OPS(nr_channels)
 AC_TUNABLE_OPS(dies_per_channel)
 AC_TUNABLE_OPS(unit_depth)
+AC_TUNABLE_OPS(unit_writes)
 AC_TUNABLE_OPS(mapping)
 AC_TUNABLE_OPS(stripe_kb)
 
@@ -273,6 +277,7 @@ struct elv_fs_entry ac_sysfs_attrs[] = {
 	AC_ATTR(nr_channels),
 	AC_ATTR(dies_per_channel),
 	AC_ATTR(unit_depth),
+	AC_ATTR(unit_writes),
 	AC_ATTR(mapping),
 	AC_ATTR(stripe_kb),
 	__ATTR_NULL

@@ -28,7 +28,8 @@ NUMERIC_TUNABLES = {
     "write_inflight": (0, 0, 4096),
     "nr_channels": (8, 1, 64),
     "dies_per_channel": (1, 1, 64),
-    "unit_depth": (0, 0, 4096),
+    "unit_depth": (1, 0, 4096),
+    "unit_writes": (1, 0, 4096),
     "stripe_kb": (64, 1, 1048576),
 }
 # nr_channels x dies_per_channel is at most this (src/ac-policy.h)

@@ -275,7 +275,7 @@ static void test_cap_holds_and_expiry(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	setup(&p, 4, 1, 1);
+	setup(&p, 4, 2, 1);
 	ac_policy_add(&p, 2, RS);
 	ac_policy_add(&p, 2, RS);
 	k = step(&p);
@@ -290,13 +290,13 @@ static void test_cap_holds_and_expiry(void)
 	CHECK_EQ(k.kind, AC_PICK_GROUP);
 	CHECK_EQ(k.group, 1);
 	CHECK_EQ(k.type, WA);
-	/* the read's deadline passes: it goes despite the cap */
+	/* the read's deadline passes: it goes despite the cap, at once */
 	heads.valid[RS] = true;
 	heads.expire[RS] = 10;
 	k = ac_policy_pick(&p, &heads, 10);
 	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
 	CHECK_EQ(k.type, RS);
-	CHECK_EQ(p.stats.cap_expired, 1);
+	CHECK_EQ(p.stats.sync_read_expired, 1);
 	ac_policy_dispatched(&p, 2, RS, true);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 	/* the unit frees: a new read goes at once */
@@ -304,6 +304,47 @@ static void test_cap_holds_and_expiry(void)
 	ac_policy_add(&p, 2, RS);
 	k = step(&p);
 	CHECK_EQ(k.kind, AC_PICK_GROUP);
+}
+
+/* An async read's deadline overrides a cap when caps hold everything. */
+static void test_cap_expired_async(void)
+{
+	struct ac_fifo_heads heads = { 0 };
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 4, 2, 1);
+	ac_policy_add(&p, 3, RA);
+	ac_policy_add(&p, 3, RA);
+	k = step(&p);
+	CHECK_EQ(k.group, 3);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	heads.valid[RA] = true;
+	heads.expire[RA] = 5;
+	k = ac_policy_pick(&p, &heads, 5);
+	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
+	CHECK_EQ(k.type, RA);
+	CHECK_EQ(p.stats.cap_expired, 1);
+}
+
+/* With one die per channel a unit is a channel: caps do not apply. */
+static void test_no_caps_without_dies(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+	int i;
+
+	setup(&p, 8, 1, 1);
+	p.unit_writes = 1;
+	for (i = 0; i < 3; i++)
+		ac_policy_add(&p, 5, RS);
+	for (i = 0; i < 3; i++) {
+		k = step(&p);
+		CHECK_EQ(k.kind, AC_PICK_GROUP);
+		CHECK_EQ(k.group, 5);
+	}
+	CHECK_EQ(p.stats.cap_holds, 0);
 }
 
 /* With no occupancy known, dies change nothing but the sub-groups. */
@@ -397,8 +438,14 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 
 	if (k->kind != AC_PICK_GROUP)
 		return;
-	CHECK_MSG(!p->unit_depth || atomic_read(&occ.all[u]) < (int)p->unit_depth,
+	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
+		  atomic_read(&occ.all[u]) < (int)p->unit_depth,
 		  "unit %u at its cap %u got a request", u, p->unit_depth);
+	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
+		  !ac_type_is_write(k->type) ||
+		  atomic_read(&occ.writes[u]) < (int)p->unit_writes,
+		  "unit %u with %d writes out got a write (unit_writes %u)", u,
+		  atomic_read(&occ.writes[u]), p->unit_writes);
 	if (!ac_type_is_write(k->type) && atomic_read(&occ.all[u])) {
 		for (i = 0; i < n; i++) {
 			const struct o_req *r = &oreq[i];
@@ -427,8 +474,11 @@ static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
 	for (i = 0; i < n; i++) {
 		const struct o_req *r = &oreq[i];
 
-		if (r->state == 0 &&
-		    atomic_read(&occ.all[r->unit]) < (int)p->unit_depth)
+		bool held = atomic_read(&occ.all[r->unit]) >= (int)p->unit_depth ||
+			    (ac_type_is_write(r->type) && p->unit_writes &&
+			     atomic_read(&occ.writes[r->unit]) >= (int)p->unit_writes);
+
+		if (r->state == 0 && !held)
 			t_fail(__FILE__, __LINE__,
 			       "held by caps, but unit %u (%d at the device) has a request",
 			       r->unit, atomic_read(&occ.all[r->unit]));
@@ -449,6 +499,7 @@ static void o_run(const struct o_prof *pf)
 	p.fifo_batch = 1 + o_rand(16);
 	p.writes_starved = 1 + o_rand(3);
 	p.write_batch = 1 + o_rand(16);
+	p.unit_writes = o_rand(3);
 	units = ac_policy_units(&p);
 	memset(oreq, 0, sizeof(oreq));
 
@@ -587,6 +638,8 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/read_avoids_write_out", test_read_avoids_write_out },
 	{ "occupancy/write_spreads_dies", test_write_spreads_dies },
 	{ "occupancy/cap_holds_and_expiry", test_cap_holds_and_expiry },
+	{ "occupancy/cap_expired_async", test_cap_expired_async },
+	{ "occupancy/no_caps_without_dies", test_no_caps_without_dies },
 	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
 	{ "occupancy/random", test_random_occupancy },
 	{ NULL, NULL },
