@@ -268,6 +268,22 @@ static void test_write_spreads_dies(void)
 	CHECK_EQ(p.stats.write_batches, 2);
 }
 
+/* Two requests of @type on @unit, cap 1: one goes, the other is held. */
+static void fill_capped(struct ac_policy *p, u32 unit, enum ac_type type)
+{
+	struct ac_pick k;
+
+	setup(p, 4, 2, 1);
+	ac_policy_add(p, unit, type);
+	ac_policy_add(p, unit, type);
+	k = step(p);
+	CHECK_EQ(k.group, unit);
+	k = step(p);
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	CHECK_EQ(p->stats.cap_holds, 1);
+}
+
 /* Caps hold everything back: NONE, capped; expiry overrides the cap. */
 static void test_cap_holds_and_expiry(void)
 {
@@ -275,15 +291,7 @@ static void test_cap_holds_and_expiry(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	setup(&p, 4, 2, 1);
-	ac_policy_add(&p, 2, RS);
-	ac_policy_add(&p, 2, RS);
-	k = step(&p);
-	CHECK_EQ(k.group, 2);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
-	CHECK_EQ(p.stats.cap_holds, 1);
+	fill_capped(&p, 2, RS);
 	/* a write elsewhere is not held: the device is not left idle */
 	ac_policy_add(&p, 1, WA);
 	k = step(&p);
@@ -313,13 +321,7 @@ static void test_cap_expired_async(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	setup(&p, 4, 2, 1);
-	ac_policy_add(&p, 3, RA);
-	ac_policy_add(&p, 3, RA);
-	k = step(&p);
-	CHECK_EQ(k.group, 3);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	fill_capped(&p, 3, RA);
 	heads.valid[RA] = true;
 	heads.expire[RA] = 5;
 	k = ac_policy_pick(&p, &heads, 5);
