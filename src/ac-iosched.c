@@ -1114,7 +1114,6 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	for (group = 0; group < AC_MAX_UNITS; group++)
 		for (type = 0; type < AC_NR_TYPES; type++)
 			ad->sort[group][type] = RB_ROOT;
-	ad->policy.occ = &ad->occ;
 	atomic64_set(&ad->completed, 0);
 	atomic_set(&ad->reads_out, 0);
 	atomic_set(&ad->writes_out, 0);
@@ -1123,6 +1122,7 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	atomic64_set(&ad->requeued, 0);
 
 	ac_policy_init(&ad->policy, 1);
+	/* after init, which forgets it */
 	ad->policy.occ = &ad->occ;
 	/* The sysfs table holds the defaults, the policy's tunables too. */
 	ac_tunables_init(ad);

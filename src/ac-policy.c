@@ -246,6 +246,12 @@ bool ac_policy_dies(const struct ac_policy *p)
 	return p->dies_per_channel > 1;
 }
 
+/* Whether unit @u is on the channel being batched for writes. */
+static bool ac_in_proc(const struct ac_policy *p, u32 u)
+{
+	return p->proc >= 0 && ac_chan(p, u) == (u32)p->proc;
+}
+
 /* Whether unit @u holds as many of our writes as it may. */
 static bool ac_write_capped(const struct ac_policy *p, u32 u)
 {
@@ -496,6 +502,16 @@ static void ac_new_round(struct ac_policy *p)
 }
 
 /*
+ * Whether unit @u was served this round: END, or (@last_served) the unit
+ * that got the last read, which must not get two in a row.
+ */
+static bool ac_read_served(const struct ac_policy *p, u32 u, bool last_served)
+{
+	return p->grp[u].rflag != AC_R_PEND ||
+	       (last_served && u == p->last_read);
+}
+
+/*
  * Rank of unit @u as the target of a read, lower is better (spec 4.2 and
  * 4.4), most significant first:
  *
@@ -519,9 +535,8 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 {
 	u32 occ = ac_occ_all(p->occ, u);
 	u32 dist = (u + units - p->last_read - 1) % units;
-	bool served = p->grp[u].rflag != AC_R_PEND ||
-		      (last_served && u == p->last_read);
-	bool proc = p->proc >= 0 && ac_chan(p, u) == (u32)p->proc;
+	bool served = ac_read_served(p, u, last_served);
+	bool proc = ac_in_proc(p, u);
 
 	if (occ > 255)
 		occ = 255;
@@ -533,9 +548,7 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 /* Whether unit @u counts as PEND and not PROC in the current round. */
 static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
 {
-	if (p->grp[u].rflag != AC_R_PEND || (last_served && u == p->last_read))
-		return false;
-	return p->proc < 0 || ac_chan(p, u) != (u32)p->proc;
+	return !ac_read_served(p, u, last_served) && !ac_in_proc(p, u);
 }
 
 /*
@@ -583,7 +596,6 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 	enum ac_type type = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
 	bool capped = false;
 	int g = ac_best_read(p, type, &capped);
-	u32 c;
 
 	/* every sync read is held by a cap: an async one rather than none */
 	if (g < 0 && capped && type == AC_READ_SYNC &&
@@ -598,8 +610,7 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 		g = ac_any_group(p, type);
 	if (g < 0)
 		return ac_make_pick(AC_PICK_NONE, type, 0);
-	c = ac_chan(p, g);
-	if (p->proc >= 0 && c == (u32)p->proc)
+	if (ac_in_proc(p, g))
 		p->stats.proc_fallbacks++;
 	if (!ac_occ_all(p->occ, g)) {
 		p->stats.reads_idle++;
@@ -629,17 +640,22 @@ static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 	return AC_NO_GROUP;
 }
 
-static void ac_start_batch(struct ac_policy *p)
+/* Channel @c becomes PROC: a new write batch. */
+static void ac_make_proc(struct ac_policy *p, u32 c)
 {
-	int c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
-
-	if (c < 0)
-		return;
 	p->grp[c].wflag = AC_W_PROC;
 	p->proc = c;
 	p->last_write = c;
 	p->batch_writes = 0;
 	p->stats.write_batches++;
+}
+
+static void ac_start_batch(struct ac_policy *p)
+{
+	int c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
+
+	if (c >= 0)
+		ac_make_proc(p, c);
 }
 
 /*
@@ -719,11 +735,7 @@ static int ac_write_elsewhere(struct ac_policy *p, enum ac_type *type)
 		if (u < 0)
 			continue;
 		ac_end_batch(p, AC_W_PEND);
-		p->grp[c].wflag = AC_W_PROC;
-		p->proc = c;
-		p->last_write = c;
-		p->batch_writes = 0;
-		p->stats.write_batches++;
+		ac_make_proc(p, c);
 		return u;
 	}
 	return AC_NO_GROUP;
@@ -764,16 +776,21 @@ static struct ac_pick ac_pick_write(struct ac_policy *p)
 	return ac_make_pick(AC_PICK_GROUP, type, u);
 }
 
+static struct ac_pick ac_pick_in(struct ac_policy *p, enum ac_dir dir)
+{
+	return dir == AC_DIR_READ ? ac_pick_read(p) : ac_pick_write(p);
+}
+
 /* The pick of @dir; if it is held by caps, one of the other direction. */
 static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
 {
 	struct ac_pick pick;
 	enum ac_dir other = dir == AC_DIR_READ ? AC_DIR_WRITE : AC_DIR_READ;
 
-	pick = dir == AC_DIR_READ ? ac_pick_read(p) : ac_pick_write(p);
+	pick = ac_pick_in(p, dir);
 	if (!pick.capped || !ac_dir_queued(p, other))
 		return pick;
-	pick = other == AC_DIR_READ ? ac_pick_read(p) : ac_pick_write(p);
+	pick = ac_pick_in(p, other);
 	if (pick.kind == AC_PICK_NONE)
 		pick.capped = true;
 	return pick;

@@ -436,7 +436,6 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 			 u32 n)
 {
 	u32 i, u = k->group;
-	bool all_capped = true;
 
 	if (k->kind != AC_PICK_GROUP)
 		return;
@@ -459,7 +458,6 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 				       u, r->unit);
 		}
 	}
-	(void)all_capped;
 }
 
 static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
