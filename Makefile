@@ -42,7 +42,7 @@ unit:
 	@$(TOP)/scripts/ac-unit
 
 # checkpatch comes with the kernel source (scripts/checkpatch.pl).
-KERNEL_C := $(wildcard $(TOP)/src/*.c $(TOP)/src/*.h $(TOP)/sim/*.c $(TOP)/sim/*.h \
+KERNEL_C := $(wildcard $(TOP)/*.c $(TOP)/*.h $(TOP)/sim/*.c $(TOP)/sim/*.h \
 	$(TOP)/tests/kmod/*.c $(TOP)/compat/probes/*.c $(TOP)/compat/probes/*.h)
 checkpatch: probe
 	@cp=$(AC_KSRC_V)/scripts/checkpatch.pl; \

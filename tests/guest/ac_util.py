@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the AC scheduler's guest tests: load and unload the module,
-its tunables (defaults and ranges, as src/sysfs.c declares them), its debugfs
+its tunables (defaults and ranges, as sysfs.c declares them), its debugfs
 state, module autoloading, and verified fio loads."""
 
 import contextlib
@@ -16,7 +16,7 @@ from conftest import (insmod, module_loaded, module_path, read, rmmod,
 MODULE = "ac_iosched"
 KO = "ac-iosched.ko"
 
-# name: (default, min, max), as in src/sysfs.c
+# name: (default, min, max), as in sysfs.c
 NUMERIC_TUNABLES = {
     "read_sync_expire": (500, 1, 3600000),
     "read_async_expire": (4000, 1, 3600000),
@@ -32,7 +32,7 @@ NUMERIC_TUNABLES = {
     "unit_writes": (1, 0, 4096),
     "stripe_kb": (64, 1, 1048576),
 }
-# nr_channels x dies_per_channel is at most this (src/ac-policy.h)
+# nr_channels x dies_per_channel is at most this (ac-policy.h)
 MAX_UNITS = 256
 MAPPINGS = ["range", "stripe"]
 TUNABLES = sorted(list(NUMERIC_TUNABLES) + ["mapping"])

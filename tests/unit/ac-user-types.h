@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The kernel's fixed-size types, for compiling src/ac-policy.[ch] in user space. */
+/* The kernel's fixed-size types, for compiling ac-policy.[ch] in user space. */
 #ifndef AC_USER_TYPES_H
 #define AC_USER_TYPES_H
 #include <stdbool.h>
