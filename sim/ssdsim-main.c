@@ -73,6 +73,8 @@ struct ssdsim_dev {
 	u64 write_zeroes;
 	u64 alloc_retries;		/* writes requeued: no memory */
 	atomic_t inflight;		/* commands started, not completed */
+	atomic_t ends;			/* reads and writes that reached their end */
+	atomic64_t requeued;		/* of those, given back (requeue_every) */
 
 	/*
 	 * data_lock: copies hold it for reading; discard and write zeroes,
@@ -156,6 +158,10 @@ static unsigned int stripe_kb = 64;
 module_param(stripe_kb, uint, 0444);
 MODULE_PARM_DESC(stripe_kb, "Stripe chunk in KiB, a multiple of page_kb; also where ftl places never-written pages (default 64)");
 
+static unsigned int requeue_every;
+module_param(requeue_every, uint, 0444);
+MODULE_PARM_DESC(requeue_every, "Give every Nth read or write back to the block layer at its modelled end (blk_mq_requeue_request(), as a SCSI retry does) instead of completing it; it is then issued again; 0..1000000 (default 0: never)");
+
 static unsigned int jitter_us;
 module_param(jitter_us, uint, 0444);
 MODULE_PARM_DESC(jitter_us, "Complete each read and write up to this many microseconds (uniformly random) after its modelled end, to reorder completions; NOT multiplied by time_scale; the model's times and statistics do not include it; 0..1000000 (default 0)");
@@ -194,6 +200,7 @@ static const struct {
 	SSDSIM_KEY(time_scale),
 	SSDSIM_KEY(stripe_kb),
 	SSDSIM_KEY(jitter_us),
+	SSDSIM_KEY(requeue_every),
 #undef SSDSIM_KEY
 };
 
@@ -255,6 +262,7 @@ static int ssdsim_global_params(struct ssdsim_params *p)
 		.time_scale		= time_scale,
 		.stripe_kb		= stripe_kb,
 		.jitter_us		= jitter_us,
+		.requeue_every		= requeue_every,
 	};
 	if (ssdsim_parse_mapping(mapping, &p->mapping)) {
 		pr_err("invalid parameters: mapping \"%s\" must be range, stripe or ftl\n",
@@ -428,6 +436,13 @@ static enum hrtimer_restart ssdsim_cmd_done(struct hrtimer *timer)
 	ssdsim_model_leave(&dev->model, cmd->units, cmd->nr_units);
 	spin_unlock_irqrestore(&dev->model_lock, flags);
 	atomic_dec(&dev->inflight);
+	if (dev->params.requeue_every &&
+	    (u32)atomic_inc_return(&dev->ends) % dev->params.requeue_every == 0) {
+		/* done again when reissued: the data copy is idempotent */
+		atomic64_inc(&dev->requeued);
+		blk_mq_requeue_request(rq, true);
+		return HRTIMER_NORESTART;
+	}
 	blk_mq_end_request(rq, BLK_STS_OK);
 	return HRTIMER_NORESTART;
 }
@@ -598,6 +613,7 @@ static int ssdsim_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "discards %llu\n", dev->discards);
 	seq_printf(m, "write_zeroes %llu\n", dev->write_zeroes);
 	seq_printf(m, "alloc_retries %llu\n", dev->alloc_retries);
+	seq_printf(m, "requeued %lld\n", (long long)atomic64_read(&dev->requeued));
 	for (i = 0; i < md->channels; i++)
 		seq_printf(m, "channel %u ops %llu busy_ns %llu wait_ns %llu\n",
 			   i, md->chan[i].st.ops, md->chan[i].st.busy_ns,
@@ -633,6 +649,7 @@ static ssize_t ssdsim_stats_write(struct file *file, const char __user *buf,
 	dev->discards = 0;
 	dev->write_zeroes = 0;
 	dev->alloc_retries = 0;
+	atomic64_set(&dev->requeued, 0);
 	spin_unlock_irqrestore(&dev->model_lock, flags);
 	return count;
 }
@@ -669,6 +686,7 @@ static int ssdsim_params_show(struct seq_file *m, void *v)
 	seq_printf(m, "mapping %s\n", ssdsim_mapping_name(p->mapping));
 	seq_printf(m, "stripe_kb %u\n", p->stripe_kb);
 	seq_printf(m, "jitter_us %u\n", p->jitter_us);
+	seq_printf(m, "requeue_every %u\n", p->requeue_every);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ssdsim_params);
@@ -772,6 +790,8 @@ static int ssdsim_add_device(int index, const struct ssdsim_params *p)
 	rwlock_init(&dev->data_lock);
 	xa_init(&dev->pages);
 	atomic_set(&dev->inflight, 0);
+	atomic_set(&dev->ends, 0);
+	atomic64_set(&dev->requeued, 0);
 	ret = ssdsim_alloc_model(dev);
 	if (ret)
 		goto out_free_dev;

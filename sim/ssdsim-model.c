@@ -86,6 +86,8 @@ const char *ssdsim_params_check(const struct ssdsim_params *p)
 		return "queue_depth must be 1..1024 (commands)";
 	if (p->jitter_us > SSDSIM_MAX_JITTER_US)
 		return "jitter_us must be 0..1000000 (us)";
+	if (p->requeue_every > SSDSIM_MAX_REQUEUE_EVERY)
+		return "requeue_every must be 0..1000000 (commands)";
 	if (p->mapping != SSDSIM_MAP_RANGE && p->mapping != SSDSIM_MAP_STRIPE &&
 	    p->mapping != SSDSIM_MAP_FTL)
 		return "mapping must be range, stripe or ftl";

@@ -27,6 +27,7 @@ enum ssdsim_mapping {
 #define SSDSIM_MAX_TIME_SCALE	10000
 #define SSDSIM_MAX_QUEUE_DEPTH	1024
 #define SSDSIM_MAX_JITTER_US	1000000
+#define SSDSIM_MAX_REQUEUE_EVERY	1000000
 
 /* What a device is made of, as given by the user. */
 struct ssdsim_params {
@@ -44,6 +45,9 @@ struct ssdsim_params {
 	u32 stripe_kb;		/* KiB, stripe mapping chunk */
 	u32 jitter_us;		/* us, most random delay added to a completion:
 				 * not scaled; the model never sees it
+				 */
+	u32 requeue_every;	/* give every Nth read or write back to the
+				 * block layer at its end (0: never)
 				 */
 };
 

@@ -289,8 +289,12 @@ static void test_params_check(void)
 	BAD(stripe_kb, 0);
 	BAD(read_us, 2000000);
 	BAD(jitter_us, 1000001);
+	BAD(requeue_every, 1000001);
 	p = base;
 	p.jitter_us = 1000000;
+	CHECK(!ssdsim_params_check(&p));
+	p = base;
+	p.requeue_every = 1000000;
 	CHECK(!ssdsim_params_check(&p));
 	p = base;
 	p.channels = 64;
