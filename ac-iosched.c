@@ -29,6 +29,7 @@
 #include <linux/rbtree.h>
 #include <linux/sbitmap.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include <trace/events/block.h>
 
@@ -39,17 +40,6 @@
 #include "block/blk-mq-sched.h"
 
 #include "ac-iosched.h"
-
-#if defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_DEPTH_UPDATED_Q)
-#error "q->async_depth without depth_updated(q): unknown kernel API"
-#endif
-
-/*
- * Writes and async requests may take at most 3/4 of the scheduler tags, so
- * that a flood of them (writeback, readahead) always leaves tags for sync
- * reads, the requests someone is waiting for.  Kyber keeps the same share.
- */
-#define AC_ASYNC_DEPTH_PERCENT	75
 
 /*
  * What AC remembers about a request.  rq->elv.priv[0] holds flags,
@@ -116,16 +106,6 @@ const char *ac_type_name(enum ac_type type)
 	return type < AC_NR_TYPES ? names[type] : "?";
 }
 
-/* Sync vs async is the block layer's notion: reads, and REQ_SYNC/FUA writes. */
-static enum ac_type ac_type_of(blk_opf_t opf)
-{
-	bool sync = op_is_sync(opf);
-
-	if (op_is_write(opf))
-		return sync ? AC_WRITE_SYNC : AC_WRITE_ASYNC;
-	return sync ? AC_READ_SYNC : AC_READ_ASYNC;
-}
-
 static u64 ac_disk_capacity(struct ac_data *ad)
 {
 	return ad->q->disk ? get_capacity(ad->q->disk) : 0;
@@ -163,9 +143,8 @@ static bool ac_merge_channel_bound(struct request *rq)
  * Whether two adjacent extents may become one request (lock held).  A merge
  * that makes a request cover more channels is refused: the channels would
  * then work for one command that completes with the slowest of them,
- * instead of for separate commands (on the emulated SSD, merging 128 KiB
- * sequential reads into 256 KiB ones cost 10-20 % of the bandwidth).
- * Discards and other operations merge as the core decides.
+ * instead of for separate commands (README, "Tunables", has what it was
+ * measured to cost).  Discards and other operations merge as the core decides.
  */
 static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 			sector_t pos, sector_t len)
@@ -173,6 +152,14 @@ static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 	struct ac_map map;
 
 	if (!ac_merge_channel_bound(rq))
+		return true;
+	/*
+	 * The core also asks about requests that do not touch the extent
+	 * (q->last_merge, sector-order neighbours) before it checks that
+	 * they are adjacent: there is no merge to refuse, and none to count.
+	 */
+	if (pos + len != blk_rq_pos(rq) &&
+	    blk_rq_pos(rq) + blk_rq_sectors(rq) != pos)
 		return true;
 	map = ac_map_of(ad);
 	if (ac_map_merge_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq), pos, len))
@@ -207,6 +194,81 @@ static void ac_unqueue(struct ac_data *ad, struct request *rq)
 		q->last_merge = NULL;
 	ac_rq_set_flags(rq, ac_rq_flags(rq) & ~AC_RQ_SORTED);
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
+}
+
+/* The sync type of @type's direction. */
+static enum ac_type ac_sync_type(enum ac_type type)
+{
+	return ac_type_is_write(type) ? AC_WRITE_SYNC : AC_READ_SYNC;
+}
+
+/*
+ * Put queued @rq on the FIFO of @type with deadline @expire, keeping the
+ * FIFO in deadline order: walk back from the tail past later deadlines
+ * (a new deadline is usually the latest, so the walk is short).
+ */
+static void ac_fifo_place(struct ac_data *ad, struct request *rq,
+			  enum ac_type type, u64 expire)
+{
+	struct list_head *fifo = &ad->fifo[type];
+	struct list_head *pos;
+
+	/* off its FIFO first: @rq may be the tail it would start from */
+	list_del_init(&rq->queuelist);
+	pos = fifo->prev;
+	while (pos != fifo &&
+	       time_after64(list_entry(pos, struct request,
+				       queuelist)->fifo_time, expire))
+		pos = pos->prev;
+	list_add(&rq->queuelist, pos);
+	rq->fifo_time = expire;
+}
+
+/*
+ * Queued @rq absorbed I/O of type @from with deadline @expire (a merged
+ * bio or request).  Someone waits for sync I/O: if @from is sync and @rq
+ * async, @rq becomes sync, on the sync FIFO and sub-queue; its deadline is
+ * the earlier of the two.  Without this, an fsync()'s write merged into
+ * queued writeback would wait for write_async_expire.
+ */
+static void ac_absorb(struct ac_data *ad, struct request *rq,
+		      enum ac_type from, u64 expire)
+{
+	enum ac_type type = ac_rq_type(rq);
+	enum ac_type to = type;
+
+	if (!(ac_rq_flags(rq) & AC_RQ_SORTED))
+		return;
+	if (from == ac_sync_type(type))
+		to = from;
+	if (to == type && !time_before64(expire, rq->fifo_time))
+		return;
+	if (time_before64(rq->fifo_time, expire))
+		expire = rq->fifo_time;
+	if (to != type) {
+		u32 group = ac_rq_group(rq);
+
+		elv_rb_del(&ad->sort[group][type], rq);
+		ac_policy_remove(&ad->policy, group, type);
+		ac_subqueue_add(ad, rq, group, to);
+		ad->stats.retyped++;
+	}
+	ac_fifo_place(ad, rq, to, expire);
+	/*
+	 * A deadline came nearer.  If caps hold everything, the run armed for
+	 * the old earliest deadline may be too late (and a bio merge does not
+	 * run the queue): pick again now, which arms it anew.
+	 */
+	if (READ_ONCE(ad->cap_waiting)) {
+		WRITE_ONCE(ad->cap_waiting, false);
+		blk_mq_run_hw_queues(ad->q, true);
+	}
+}
+
+/* The deadline a request or bio of @type arriving now would get. */
+static u64 ac_deadline_now(struct ac_data *ad, enum ac_type type)
+{
+	return get_jiffies_64() + msecs_to_jiffies(ad->expire_ms[type]);
 }
 
 /*
@@ -273,8 +335,7 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 	}
 
 	ac_subqueue_add(ad, rq, ac_group_of(ad, blk_rq_pos(rq)), type);
-	rq->fifo_time = get_jiffies_64() +
-			msecs_to_jiffies(ad->expire_ms[type]);
+	rq->fifo_time = ac_deadline_now(ad, type);
 	list_add_tail(&rq->queuelist, &ad->fifo[type]);
 
 	if (rq_mergeable(rq)) {
@@ -338,9 +399,20 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 		ad->stats.inserted++;
 		ac_rq_set_flags(rq, flags | AC_RQ_INSERTED);
 	}
-	/* Already on our lists: inserting again would corrupt them. */
-	if (WARN_ON_ONCE(flags & AC_RQ_SORTED))
+	/*
+	 * Already on our lists (a bug): take it off them rather than insert
+	 * it twice, and send it on through the dispatch list, where it
+	 * cannot be lost.
+	 */
+	if (WARN_ON_ONCE(flags & AC_RQ_SORTED)) {
+		u32 group = ac_rq_group(rq);
+		enum ac_type type = ac_rq_type(rq);
+
+		ac_unqueue(ad, rq);
+		ac_policy_remove(&ad->policy, group, type);
+		ac_dispatch_list_add(ad, rq, at_head);
 		return;
+	}
 
 	/*
 	 * At-head inserts (requeues, the data of PREFLUSH/FUA writes) must
@@ -367,16 +439,9 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	WRITE_ONCE(ad->cap_waiting, false);
 }
 
-#ifdef AC_HAVE_INSERT_FLAGS
-static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, blk_insert_t flags)
+void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
+		    bool at_head)
 {
-	bool at_head = flags & BLK_MQ_INSERT_AT_HEAD;
-#else
-static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, bool at_head)
-{
-#endif
 	struct ac_data *ad = ac_queue_data(hctx->queue);
 	LIST_HEAD(free);
 
@@ -446,8 +511,7 @@ static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
  * not among the first AC_DIE_OLDEST_SCAN of its FIFO.  Used for reads when
  * units are dies: a die has no seek, so sector order buys nothing there,
  * and arrival order keeps a busy die's reads from being passed over by
- * newer ones (measured: 4 KiB 90/10 mix, read p99 1.48 s in C-SCAN order,
- * 1.17 s in arrival order, at 1.3x the bandwidth).
+ * newer ones (README, "Occupancy", has the measurement).
  */
 static struct request *ac_die_oldest(struct ac_data *ad, u32 unit,
 				     enum ac_type type)
@@ -605,6 +669,41 @@ static void ac_occ_put(struct ac_data *ad, struct request *rq)
 }
 
 /*
+ * Caps hold every queued request back, and has_work() says no until a
+ * completion runs the queue.  A deadline may pass before any completion
+ * comes (a long program on the die), and an expired request goes past the
+ * caps: run the queue just after the earliest deadline of a FIFO head,
+ * once (a later pick arms it again if it must).
+ */
+static void ac_arm_deadline(struct ac_data *ad,
+			    const struct ac_fifo_heads *heads)
+{
+	u64 now = get_jiffies_64(), first = 0;
+	bool any = false;
+	enum ac_type t;
+
+	for (t = 0; t < AC_NR_TYPES; t++) {
+		if (!heads->valid[t] || !time_after64(heads->expire[t], now))
+			continue;
+		if (!any || time_before64(heads->expire[t], first))
+			first = heads->expire[t];
+		any = true;
+	}
+	if (any)
+		kblockd_mod_delayed_work_on(WORK_CPU_UNBOUND, &ad->deadline_work,
+					    first - now + 1);
+}
+
+static void ac_deadline_work(struct work_struct *work)
+{
+	struct ac_data *ad = container_of(to_delayed_work(work), struct ac_data,
+					  deadline_work);
+
+	WRITE_ONCE(ad->cap_waiting, false);
+	blk_mq_run_hw_queues(ad->q, true);
+}
+
+/*
  * The policy's pick.  When caps hold every queued request back, say so in
  * cap_waiting and look once more: a completion that uncounted a unit before
  * it could see the flag is then seen here (pairs with ac_occ_put()).
@@ -623,6 +722,8 @@ static struct ac_pick ac_pick(struct ac_data *ad,
 	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
 	if (pick.kind != AC_PICK_NONE || !pick.capped)
 		WRITE_ONCE(ad->cap_waiting, false);
+	else
+		ac_arm_deadline(ad, heads);
 	return pick;
 }
 
@@ -718,9 +819,15 @@ static struct request *ac_dispatch_request(struct blk_mq_hw_ctx *hctx)
 	if (rq) {
 		list_del_init(&rq->queuelist);
 		ad->stats.head_dispatched++;
-		/* requeued reads and writes are at the device like any other */
-		if (ac_rq_flags(rq) & AC_RQ_INSERTED)
+		/*
+		 * Requeued and at-head reads and writes are at the device
+		 * like any other: counted for write_inflight and occupancy
+		 * (not held back: the dispatch list keeps its order).
+		 */
+		if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
+			ac_mark_out(ad, rq);
 			ac_occ_get(ad, rq, ac_group_of(ad, blk_rq_pos(rq)));
+		}
 	} else {
 		rq = ac_dispatch_sorted(ad);
 	}
@@ -752,7 +859,11 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 	bool merged;
 
 	spin_lock(&ad->lock);
+	/* for ac_request_merged() and ac_requests_merged() */
+	ad->merging_bio = true;
+	ad->merging_type = ac_type_of(bio->bi_opf);
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
+	ad->merging_bio = false;
 	spin_unlock(&ad->lock);
 
 	if (free)
@@ -847,10 +958,14 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 
 	lockdep_assert_held(&ad->lock);
 
+	if (ad->merging_bio)
+		ac_absorb(ad, rq, ad->merging_type,
+			  ac_deadline_now(ad, ad->merging_type));
 	if (kind != ELEVATOR_FRONT_MERGE ||
 	    !(ac_rq_flags(rq) & AC_RQ_SORTED))
 		return;
 
+	type = ac_rq_type(rq);
 	ad->stats.front_merges++;
 	elv_rb_del(&ad->sort[group][type], rq);
 	new_group = ac_group_of(ad, blk_rq_pos(rq));
@@ -863,47 +978,39 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 }
 
 /*
- * @next was merged into @rq and will be freed.  @rq keeps the earlier of the
- * two deadlines: if @next expires first, @rq takes its place in the FIFOs and
- * its deadline, and with them its type (a sync request merged into an async
- * one makes the result sync), so that each FIFO only holds its own type.
- * @next may never have been queued (merged at insert): then only @rq counts.
+ * @next was merged into @rq and will be freed.  @rq absorbs it
+ * (ac_absorb()): the earlier deadline, and the sync type if @next was sync.
+ * @next may never have been queued (merged at insert): then its type and
+ * deadline are those it would have had.  During a bio merge the core may
+ * go on to merge the request that took the bio with a neighbour: the
+ * survivor absorbs the bio too.
  */
 static void ac_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
 {
 	struct ac_data *ad = ac_queue_data(q);
-	bool rq_queued = ac_rq_flags(rq) & AC_RQ_SORTED;
-	bool next_queued = ac_rq_flags(next) & AC_RQ_SORTED;
+	enum ac_type next_type;
+	u64 next_expire;
 
 	lockdep_assert_held(&ad->lock);
 
 	ad->stats.merged++;
 
-	if (rq_queued && next_queued &&
-	    time_before64(next->fifo_time, rq->fifo_time)) {
-		enum ac_type type = ac_rq_type(rq);
-		enum ac_type next_type = ac_rq_type(next);
-
-		if (next_type != type) {
-			u32 group = ac_rq_group(rq);
-
-			elv_rb_del(&ad->sort[group][type], rq);
-			ac_policy_remove(&ad->policy, group, type);
-			ac_subqueue_add(ad, rq, group, next_type);
-			ad->stats.retyped++;
-		}
-		list_move(&rq->queuelist, &next->queuelist);
-		rq->fifo_time = next->fifo_time;
-	}
-
-	if (next_queued) {
+	if (ac_rq_flags(next) & AC_RQ_SORTED) {
 		u32 group = ac_rq_group(next);
-		enum ac_type type = ac_rq_type(next);
 
+		next_type = ac_rq_type(next);
+		next_expire = next->fifo_time;
 		ac_unqueue(ad, next);
-		ac_policy_remove(&ad->policy, group, type);
+		ac_policy_remove(&ad->policy, group, next_type);
+	} else {
+		next_type = ac_type_of(next->cmd_flags);
+		next_expire = ac_deadline_now(ad, next_type);
 	}
+	ac_absorb(ad, rq, next_type, next_expire);
+	if (ad->merging_bio)
+		ac_absorb(ad, rq, ad->merging_type,
+			  ac_deadline_now(ad, ad->merging_type));
 }
 
 static void ac_prepare_request(struct request *rq)
@@ -944,158 +1051,7 @@ static void ac_requeue_request(struct request *rq)
 	ac_occ_put(ad, rq);
 }
 
-static bool ac_op_is_sync_read(blk_opf_t opf)
-{
-	return op_is_sync(opf) && !op_is_write(opf);
-}
-
-#ifdef AC_HAVE_Q_ASYNC_DEPTH
-/*
- * The queue has its own async_depth (/sys/block/<dev>/queue/async_depth), a
- * whole-bitmap request count: init_sched sets it to our share.
- */
-static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
-{
-	if (!ac_op_is_sync_read(opf))
-		data->shallow_depth = data->q->async_depth;
-}
-
-static void ac_depth_updated(struct request_queue *q)
-{
-	blk_mq_set_min_shallow_depth(q, q->async_depth);
-}
-
-unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
-{
-	*mode = "queue";
-	return READ_ONCE(ad->q->async_depth);
-}
-
-static void ac_init_depth(struct request_queue *q)
-{
-	q->async_depth = max(q->nr_requests * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
-	ac_depth_updated(q);
-}
-#else
-/*
- * Before q->async_depth, the scheduler sets data->shallow_depth itself, and
- * its meaning changed: it was a limit per sbitmap word (1 << sb.shift bits),
- * then became a limit on the whole bitmap ("lib/sbitmap: convert
- * shallow_depth from one word to the whole sbitmap", 6.17).  That change was
- * backported to stable kernels without any change to a prototype or a
- * structure (Debian's 6.12.95 has it), so no compile probe can see it:
- * blk_mq_set_min_shallow_depth() marks it only where it came with the
- * change.  Elsewhere module init measures it on a private sbitmap_queue.
- */
-#ifdef AC_HAVE_BLK_MQ_SET_MIN_SHALLOW_DEPTH
-static const bool ac_shallow_per_word;
-#else
-static bool ac_shallow_per_word __read_mostly;
-
-static int __init ac_detect_shallow_semantics(void)
-{
-	/* 4 words of 16 bits, at most 2 bits each or 2 bits in all. */
-	const unsigned int depth = 64, shift = 4, shallow = 2;
-	struct sbitmap_queue sbq;
-	unsigned int got = 0;
-	int ret;
-
-	ret = sbitmap_queue_init_node(&sbq, depth, shift, false, GFP_KERNEL,
-				      NUMA_NO_NODE);
-	if (ret)
-		return ret;
-	sbitmap_queue_min_shallow_depth(&sbq, shallow);
-	while (got < depth && sbitmap_queue_get_shallow(&sbq, shallow) >= 0)
-		got++;
-	sbitmap_queue_free(&sbq);
-
-	ac_shallow_per_word = got > shallow;
-	pr_debug("ac: shallow_depth limits %s\n",
-		 ac_shallow_per_word ? "each sbitmap word" : "the whole bitmap");
-	return 0;
-}
-#endif
-
-/* The shallow_depth that gives async requests their share of @bt. */
-static unsigned int ac_async_shallow_depth(struct sbitmap_queue *bt)
-{
-	unsigned int bits = bt->sb.depth;
-
-	/*
-	 * Per word: a share of each full word, or of the only word when the
-	 * bitmap was resized below one word (the shift stays as allocated).
-	 */
-	if (ac_shallow_per_word)
-		bits = min(bits, 1U << bt->sb.shift);
-	return max(bits * AC_ASYNC_DEPTH_PERCENT / 100, 1U);
-}
-
-/*
- * Computed at each allocation from the tags themselves: they are always
- * current, whereas q->nr_requests is updated only after depth_updated().
- */
-static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
-{
-	if (!ac_op_is_sync_read(opf))
-		data->shallow_depth =
-			ac_async_shallow_depth(&data->hctx->sched_tags->bitmap_tags);
-}
-
-unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
-{
-	*mode = ac_shallow_per_word ? "word" : "bitmap";
-	return READ_ONCE(ad->async_depth);
-}
-
-static void ac_hctx_depth_updated(struct blk_mq_hw_ctx *hctx)
-{
-	struct ac_data *ad = ac_queue_data(hctx->queue);
-	struct sbitmap_queue *bt;
-	unsigned int depth;
-
-	if (!hctx->sched_tags)
-		return;
-	bt = &hctx->sched_tags->bitmap_tags;
-	depth = ac_async_shallow_depth(bt);
-	sbitmap_queue_min_shallow_depth(bt, depth);
-	/* For debugfs, which must not look at tags that may be replaced. */
-	WRITE_ONCE(ad->async_depth, depth);
-}
-
-#ifdef AC_HAVE_DEPTH_UPDATED_Q
-static void ac_depth_updated(struct request_queue *q)
-{
-	struct blk_mq_hw_ctx *hctx;
-	unsigned long i;
-
-	queue_for_each_hw_ctx(q, hctx, i)
-		ac_hctx_depth_updated(hctx);
-}
-
-static void ac_init_depth(struct request_queue *q)
-{
-	ac_depth_updated(q);
-}
-#else
-static void ac_depth_updated(struct blk_mq_hw_ctx *hctx)
-{
-	ac_hctx_depth_updated(hctx);
-}
-
-/* Called by blk_mq_init_sched() after init_sched, once the tags exist. */
-static int ac_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
-{
-	ac_hctx_depth_updated(hctx);
-	return 0;
-}
-
-static void ac_init_depth(struct request_queue *q)
-{
-}
-#endif /* AC_HAVE_DEPTH_UPDATED_Q */
-#endif /* AC_HAVE_Q_ASYNC_DEPTH */
-
-static struct ac_data *ac_data_alloc(struct request_queue *q)
+struct ac_data *ac_data_alloc(struct request_queue *q)
 {
 	struct ac_data *ad;
 	enum ac_type type;
@@ -1120,6 +1076,7 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	/* no read finished lately (jiffies start near a wrap: set it) */
 	ad->last_read_done = jiffies - AC_READ_GONE_JIFFIES;
 	atomic64_set(&ad->requeued, 0);
+	INIT_DELAYED_WORK(&ad->deadline_work, ac_deadline_work);
 
 	ac_policy_init(&ad->policy, 1);
 	/* after init, which forgets it */
@@ -1132,9 +1089,14 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	return ad;
 }
 
+void ac_data_free(struct ac_data *ad)
+{
+	kvfree(ad);
+}
+
 /* What every kernel's init_sched does once the data exists. */
-static void ac_attach(struct request_queue *q, struct elevator_queue *eq,
-		      struct ac_data *ad)
+void ac_attach(struct request_queue *q, struct elevator_queue *eq,
+	       struct ac_data *ad)
 {
 	eq->elevator_data = ad;
 	/* One instance for the whole queue: dispatch from any hctx. */
@@ -1142,62 +1104,6 @@ static void ac_attach(struct request_queue *q, struct elevator_queue *eq,
 	q->elevator = eq;
 	ac_init_depth(q);
 }
-
-#ifdef AC_HAVE_ALLOC_SCHED_DATA
-/*
- * The core allocates the scheduler data before freezing the queue and hands
- * it to init_sched through eq->elevator_data; it frees it with
- * ac_free_sched_data() after exit_sched, or if the switch fails.
- */
-static void *ac_alloc_sched_data(struct request_queue *q)
-{
-	return ac_data_alloc(q);
-}
-
-static void ac_free_sched_data(void *data)
-{
-	kvfree(data);
-}
-
-static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
-{
-	struct ac_data *ad = eq->elevator_data;
-
-	if (WARN_ON_ONCE(!ad))
-		return -ENOMEM;
-	ac_attach(q, eq, ad);
-	return 0;
-}
-#elif defined(AC_HAVE_INIT_SCHED_EQ)
-/* The core allocates the elevator_queue; init_sched runs frozen. */
-static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
-{
-	struct ac_data *ad = ac_data_alloc(q);
-
-	if (!ad)
-		return -ENOMEM;
-	ac_attach(q, eq, ad);
-	return 0;
-}
-#else
-static int ac_init_sched(struct request_queue *q, struct elevator_type *e)
-{
-	struct elevator_queue *eq;
-	struct ac_data *ad;
-
-	eq = elevator_alloc(q, e);
-	if (!eq)
-		return -ENOMEM;
-
-	ad = ac_data_alloc(q);
-	if (!ad) {
-		kobject_put(&eq->kobj);
-		return -ENOMEM;
-	}
-	ac_attach(q, eq, ad);
-	return 0;
-}
-#endif
 
 /*
  * The queue is frozen and quiesced: every request we were given has been
@@ -1211,6 +1117,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 	u32 group, queued, sorted;
 	int occupied = 0;
 
+	cancel_delayed_work_sync(&ad->deadline_work);
 	spin_lock(&ad->lock);
 	WARN_ON_ONCE(!list_empty(&ad->dispatch));
 	for (type = 0; type < AC_NR_TYPES; type++)
@@ -1232,9 +1139,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 		  queued, sorted, inserted, completed,
 		  occupied ? "left" : "zero");
 
-#ifndef AC_HAVE_ALLOC_SCHED_DATA
-	kvfree(ad);
-#endif
+	ac_exit_free(ad);
 }
 
 static struct elevator_type ac_iosched = {
@@ -1245,7 +1150,7 @@ static struct elevator_type ac_iosched = {
 #endif
 		.init_sched		= ac_init_sched,
 		.exit_sched		= ac_exit_sched,
-#if !defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_DEPTH_UPDATED_Q)
+#ifndef AC_HAVE_DEPTH_UPDATED_Q
 		.init_hctx		= ac_init_hctx,
 #endif
 		.depth_updated		= ac_depth_updated,
@@ -1287,12 +1192,10 @@ MODULE_ALIAS("ac-iosched");
 
 static int __init ac_init(void)
 {
-#if !defined(AC_HAVE_Q_ASYNC_DEPTH) && !defined(AC_HAVE_BLK_MQ_SET_MIN_SHALLOW_DEPTH)
-	int ret = ac_detect_shallow_semantics();
+	int ret = ac_compat_init();
 
 	if (ret)
 		return ret;
-#endif
 	BUILD_BUG_ON(AC_NR_TYPES > (1 << AC_RQ_TYPE_BITS));
 	return elv_register(&ac_iosched);
 }

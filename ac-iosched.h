@@ -12,16 +12,20 @@
 #include "ac-compat.h"
 
 #include <linux/atomic.h>
+#include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
 #include <linux/rbtree.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "block/elevator.h"
 #include "block/blk-mq-debugfs.h"
 
 #include "ac-policy.h"
+
+struct blk_mq_alloc_data;
 
 /* Counters of the glue; the policy keeps its own in ac_policy.stats. */
 struct ac_counters {
@@ -30,8 +34,8 @@ struct ac_counters {
 	u64 head_dispatched;	/* dispatches from the dispatch list */
 	u64 merged;		/* requests merged into another one */
 	u64 front_merges;	/* bios merged at the front of a request */
-	u64 merges_refused;	/* merges refused: more channels (ac_map_merge_ok) */
-	u64 retyped;		/* merged requests that took the other's type */
+	u64 merges_refused;	/* adjacent merges refused: more channels */
+	u64 retyped;		/* async requests made sync by a merge */
 	u64 regroups;		/* sub-groups recomputed for all queued requests */
 	u64 resizes;		/* device capacity changes seen at insert */
 };
@@ -58,6 +62,13 @@ struct ac_data {
 	 * included), flushes and passthrough.  Served before everything else.
 	 */
 	struct list_head dispatch;
+
+	/*
+	 * A bio merge is under way (ac_bio_merge()), of a bio of this type:
+	 * the request that takes it absorbs its type (ac_absorb()).
+	 */
+	bool merging_bio;
+	enum ac_type merging_type;
 
 	/* Requests on the FIFOs; has_work() reads it without the lock. */
 	unsigned int nr_sorted;
@@ -103,8 +114,13 @@ struct ac_data {
 	 * until then.  Set under the lock, cleared without it.
 	 */
 	bool cap_waiting;
+	/* ... and this runs the queue when the earliest deadline passes. */
+	struct delayed_work deadline_work;
 
-	/* Async tag limit last set on an hctx (debugfs only); no lock. */
+	/*
+	 * shallow_depth of async requests, where the queue has no
+	 * async_depth of its own (compat.c); no lock.
+	 */
 	unsigned int async_depth;
 
 	struct ac_counters stats;
@@ -126,14 +142,74 @@ static inline struct ac_data *ac_queue_data(struct request_queue *q)
 
 const char *ac_type_name(enum ac_type type);
 
+/*
+ * Sync vs async is the block layer's notion: reads, and REQ_SYNC/FUA
+ * writes.  Readahead (REQ_RAHEAD) stays a sync read: the page cache sends
+ * a reader's own misses as readahead too (README, "Readahead").
+ */
+static inline enum ac_type ac_type_of(blk_opf_t opf)
+{
+	bool sync = op_is_sync(opf);
+
+	if (op_is_write(opf))
+		return sync ? AC_WRITE_SYNC : AC_WRITE_ASYNC;
+	return sync ? AC_READ_SYNC : AC_READ_ASYNC;
+}
+
+/* Whether a request of @opf takes only the async share of the tags. */
+static inline bool ac_op_depth_limited(blk_opf_t opf)
+{
+	return ac_type_of(opf) != AC_READ_SYNC;
+}
+
+/* ac-iosched.c: the scheduler data, and what init_sched does with it. */
+struct ac_data *ac_data_alloc(struct request_queue *q);
+void ac_data_free(struct ac_data *ad);
+void ac_attach(struct request_queue *q, struct elevator_queue *eq,
+	       struct ac_data *ad);
+void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
+		    bool at_head);
+
 /* ac-iosched.c: recompute every queued request's sub-group (lock held). */
 void ac_regroup(struct ac_data *ad);
 /* ac-iosched.c: a tunable changed that may free held requests (no lock). */
 void ac_tunables_changed(struct ac_data *ad);
+
+/*
+ * compat.c: the elevator operations whose prototype or meaning differs
+ * between kernels.
+ */
+int ac_compat_init(void);
+void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data);
+#ifdef AC_HAVE_DEPTH_UPDATED_Q
+void ac_depth_updated(struct request_queue *q);
+#else
+void ac_depth_updated(struct blk_mq_hw_ctx *hctx);
+int ac_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx);
+#endif
+void ac_init_depth(struct request_queue *q);
+#ifdef AC_HAVE_ALLOC_SCHED_DATA
+void *ac_alloc_sched_data(struct request_queue *q);
+void ac_free_sched_data(void *data);
+#endif
+#if defined(AC_HAVE_ALLOC_SCHED_DATA) || defined(AC_HAVE_INIT_SCHED_EQ)
+int ac_init_sched(struct request_queue *q, struct elevator_queue *eq);
+#else
+int ac_init_sched(struct request_queue *q, struct elevator_type *e);
+#endif
+/* exit_sched's end: free the data unless the core does (alloc_sched_data) */
+void ac_exit_free(struct ac_data *ad);
+#ifdef AC_HAVE_INSERT_FLAGS
+void ac_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
+			blk_insert_t flags);
+#else
+void ac_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
+			bool at_head);
+#endif
 /*
  * The tag limit of async requests and writes, and what it limits: "queue"
  * (q->async_depth), "bitmap" (shallow_depth counts the whole tag bitmap) or
- * "word" (each sbitmap word); for one hctx where it depends on the tags.
+ * "word" (each sbitmap word).
  */
 unsigned int ac_async_depth(struct ac_data *ad, const char **mode);
 

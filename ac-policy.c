@@ -69,9 +69,8 @@
  * - Prompt expiry.  With dies, occupancy reorders reads far more than the
  *   thesis's walk, and reads of a die that writes keep busy can wait long
  *   behind reads of idle dies: besides the check at each phase start, an
- *   expired sync read goes at the next pick (measured on the emulated SSD,
- *   4 KiB 90/10 mix: read p99 1.6 s without, 0.75 s with, at the same
- *   bandwidth).  The glue also takes a die's reads in arrival order.
+ *   expired sync read goes at the next pick (README, "Occupancy", has the
+ *   measurement).  The glue also takes a die's reads in arrival order.
  * - Caps (unit_depth, unit_writes, with dies).  A unit at unit_depth
  *   requests of ours, or at unit_writes writes of ours for a write, is
  *   passed over.  If every sync
@@ -87,9 +86,7 @@
  *   only if the result covers no more sub-groups than the wider of the
  *   two: merging work of two channels into one command makes both channels
  *   finish together, as slow as the slower, and costs a command slot's
- *   worth of parallelism.  Measured on the emulated SSD with 64 KiB
- *   stripes: 128 KiB sequential reads merged into 256 KiB commands gave
- *   10-20 % less bandwidth than unmerged (mq-deadline and AC alike).
+ *   worth of parallelism (README, "Tunables", has the measurement).
  *   Merges inside one stripe or range, and any merge with nr_channels 1,
  *   are unaffected.
  */
@@ -522,8 +519,8 @@ static bool ac_read_served(const struct ac_policy *p, u32 u, bool last_served)
  *   PROC       the unit's channel is being batched for writes: with the
  *              occupancy known, the writes at the device are what a read
  *              must avoid, so this only breaks ties (above it, reads of
- *              the PROC channel starved for whole batches: 2 s read p99
- *              on the 90/10 mix);
+ *              the PROC channel starved for whole batches: README,
+ *              "Occupancy");
  *   served     END, or the unit served last (not twice in a row);
  *   rotation   distance after last_read, last_read itself last.
  *

@@ -14,16 +14,18 @@ from conftest import OUT, KVER, read, write
 
 TRACEFS_CANDIDATES = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
 
-# block_rq_insert / block_rq_issue / block_rq_requeue share one format:
+# block_rq_insert and block_rq_issue share one format:
 #   "<maj>,<min> <rwbs> <bytes> (<cmd>) <sector> + <nr_sector> [...]"
 _EVENT_RE = re.compile(
-    r"\s(\d+\.\d+): (block_rq_(?:insert|issue|requeue)): (\d+),(\d+) (\S+) "
+    r"\s(\d+\.\d+): (block_rq_(?:insert|issue)): (\d+),(\d+) (\S+) "
     r"(\d+) \((.*?)\) (\d+) \+ (\d+)")
 
 
-# block_rq_complete: "<maj>,<min> <rwbs> (<cmd>) <sector> + <nr_sector> ..."
+# block_rq_complete and block_rq_requeue print no byte count:
+#   "<maj>,<min> <rwbs> (<cmd>) <sector> + <nr_sector> ..."
+# (requeues were not parsed before: the pattern above never matched them)
 _COMPLETE_RE = re.compile(
-    r"\s(\d+\.\d+): block_rq_complete: (\d+),(\d+) (\S+) \((.*?)\) (\d+) \+ (\d+)")
+    r"\s(\d+\.\d+): block_rq_(complete|requeue): (\d+),(\d+) (\S+) \((.*?)\) (\d+) \+ (\d+)")
 
 
 def record_counts(test, **counts):
@@ -85,9 +87,9 @@ def parse_trace(text, dev):
                              m.group(5), int(m.group(8)), int(m.group(9))))
             continue
         m = _COMPLETE_RE.search(line)
-        if m and int(m.group(2)) == major and int(m.group(3)) == minor:
-            out.append(Event(float(m.group(1)), "complete", m.group(4),
-                             int(m.group(6)), int(m.group(7))))
+        if m and int(m.group(3)) == major and int(m.group(4)) == minor:
+            out.append(Event(float(m.group(1)), m.group(2), m.group(5),
+                             int(m.group(7)), int(m.group(8))))
     return out
 
 

@@ -14,8 +14,8 @@ import pytest
 import ac_util
 from ac_util import (MAPPINGS, NUMERIC_TUNABLES, TUNABLES, ac_device,
                      active_mapping, set_tunable, tunable)
-from conftest import (KVER, current_scheduler, fio, fio_total_ios, module_loaded,
-                      read, set_scheduler, sh)
+from conftest import (KVER, current_scheduler, fio, fio_total_ios, insmod, module_loaded,
+                      read, rmmod, set_scheduler, sh)
 
 EINVAL = 22
 
@@ -254,6 +254,47 @@ def test_async_depth_limit(ac_module, null_blk):
         fio(ac_util.fio_cmd(dev, "randrw", runtime=1, iodepth=64).replace("--name=ac ", ""),
             name="depth")
     ac_util.assert_idle_and_balanced(dev)
+
+
+def test_limit_depth_without_hctx(ac_module, null_blk):
+    """Kernels 6.2-6.10 call limit_depth before data->hctx is set.  A test
+    module (tests/kmod/ac-test-nohctx.c) clears it around every call of
+    AC's limit_depth: writes must still get their tag share,
+    and nothing may oops (the log guard).  The probe must have fired."""
+    dev = ac_device(null_blk)
+    insmod("tests/kmod/ac-test-nohctx.ko")
+    try:
+        fio(ac_util.fio_cmd(dev, "randrw", runtime=2, iodepth=64).replace("--name=ac ", ""),
+            name="nohctx")
+        sh("dd if=%s of=/dev/null bs=1M count=32 status=none" % dev)
+        calls = int(read("/sys/module/ac_test_nohctx/parameters/calls"))
+        limited = int(read("/sys/module/ac_test_nohctx/parameters/limited"))
+    finally:
+        rmmod("ac_test_nohctx")
+    print("limit_depth calls without hctx %d, async ones limited %d" % (calls, limited))
+    assert calls > 100 and limited > 0, (calls, limited)
+    ac_util.assert_idle_and_balanced(dev)
+
+
+def test_async_depth_of_user_kept(ac_module, null_blk):
+    """7.x: queue/async_depth that a user set survives a switch to AC;
+    the core's value (none's, or mq-deadline's: no limit) gets AC's 3/4."""
+    dev = ac_device(null_blk)
+    path = "/sys/block/%s/queue/async_depth" % ac_util.disk(dev)
+    if not os.path.exists(path):
+        pytest.skip("no queue/async_depth before 7.x (AC sets shallow_depth itself)")
+    nr = int(read("/sys/block/%s/queue/nr_requests" % ac_util.disk(dev)))
+    assert int(read(path)) == max(nr * 3 // 4, 1)
+    set_scheduler(dev, "mq-deadline")
+    assert int(read(path)) == int(read("/sys/block/%s/queue/nr_requests" % ac_util.disk(dev)))
+    assert ac_util.write(path, "10") == 0
+    set_scheduler(dev, "ac")
+    assert int(read(path)) == 10
+    assert ac_util.state(dev)["async_depth"] == 10
+    set_scheduler(dev, "none")
+    set_scheduler(dev, "ac")
+    nr = int(read("/sys/block/%s/queue/nr_requests" % ac_util.disk(dev)))
+    assert int(read(path)) == max(nr * 3 // 4, 1)
 
 
 def scsi_debug_disk(timeout=30.0):

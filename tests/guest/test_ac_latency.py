@@ -229,3 +229,79 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
         "the control did not fill the device with writes: %s" % ctl
     assert ctl["held"] == 0
     record_counts("latency_write_inflight", limit2=lim, control=ctl)
+
+
+def first_write_issues(events):
+    """For each write issued for the first time (not a requeued write issued
+    again): (reads, writes) at the device just before it.  A requeue event
+    takes a request off the device; it comes back with a second issue."""
+    reads = writes = 0
+    requeued = set()
+    out = []
+    for e in events:
+        if not (e.read or e.write) or not e.nr:
+            continue
+        if e.kind == "issue":
+            if e.write:
+                if e.sector in requeued:
+                    requeued.discard(e.sector)
+                else:
+                    out.append((reads, writes))
+                writes += 1
+            else:
+                reads += 1
+        elif e.kind in ("complete", "requeue"):
+            if e.kind == "requeue" and e.write:
+                requeued.add(e.sector)
+            if e.write:
+                writes = max(0, writes - 1)
+            else:
+                reads = max(0, reads - 1)
+    return out
+
+
+def test_write_inflight_counts_requeued_writes(lat_dev):
+    """Requeued writes come back through AC's dispatch list, which keeps
+    their order and does not hold them: they must still count in
+    write_inflight, or AC sends more writes beside them (issue 13).  ssdsim
+    gives every 4th command back at its end (requeue_every=4); with
+    write_inflight=2 no write may leave the sub-queues while two writes,
+    requeued ones included, are at the device and reads are about."""
+    dev = lat_dev
+    write("/sys/block/%s/queue/scheduler" % su.disk(dev), "none")
+    assert su.unload()
+    dev = su.load(capacity_mb=CAPACITY_MB, channels=8, dies=4, queue_depth=QUEUE_DEPTH,
+                  mapping="stripe", stripe_kb=64, time_scale=20, read_us=50,
+                  program_us=500, xfer_us=10, requeue_every=4)
+    set_scheduler(dev, "ac")
+    write("/sys/block/%s/queue/wbt_lat_usec" % su.disk(dev), "0")
+    assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
+    for k, v in [("nr_channels", 8), ("mapping", "stripe"), ("stripe_kb", 64),
+                 ("write_inflight", 2)]:
+        assert ac_util.set_tunable(dev, k, v) == 0, k
+    half = CAPACITY_MB // 2
+    readers = job(None, dev, "--direct=1 --rw=randread --iodepth=1 --numjobs=2"
+                  " --offset=0 --size=%dm --runtime=4" % half)
+    writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=16 --offset=%dm"
+                 " --size=%dm --runtime=4 %s" % (half, half, ac_util.FIO_VERIFY))
+    with BlockTrace(dev, completions=True) as tr:
+        data = fio(readers + " " + writer, name="requeued")
+    tr.dump("latency-write-inflight-requeue")
+    assert tr.dropped == 0
+    first = first_write_issues(tr.events)
+    with_reads = [w for r, w in first if r > 0]
+    over = sum(1 for w in with_reads if w >= 2)
+    requeues = sum(1 for e in tr.events if e.kind == "requeue" and e.write)
+    s = ac_util.stats(dev)
+    print("writes issued beside reads %d, of them beside 2+ writes %d; writes requeued %d;"
+          " ac requeued %d, head dispatched %d" % (len(with_reads), over, requeues,
+                                                   s["requeued"], s["head_dispatched"]))
+    assert by_name(data)["writer"]["write"]["total_ios"] >= 20
+    assert requeues >= 10 and s["head_dispatched"] >= 10, (requeues, s)
+    assert len(with_reads) >= 20
+    # the same allowance as test_write_inflight_bounds_writes_at_the_device
+    assert over <= 0.05 * len(with_reads), (over, len(with_reads))
+    sh("sync")
+    ac_util.assert_idle_and_balanced(dev)
+    record_counts("latency_write_inflight_requeue", issued=len(with_reads), over=over,
+                  requeues=requeues)
