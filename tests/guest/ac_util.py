@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the AC scheduler's guest tests: load and unload the module,
-its tunables (defaults and ranges, as sysfs.c declares them), its debugfs
+its tunables (defaults and ranges, as ac-tunables.h declares them), its debugfs
 state, module autoloading, and verified fio loads."""
 
 import contextlib
@@ -16,7 +16,7 @@ from conftest import (insmod, module_loaded, module_path, read, rmmod,
 MODULE = "ac_iosched"
 KO = "ac-iosched.ko"
 
-# name: (default, min, max), as in sysfs.c
+# name: (default, min, max), as in ac-tunables.h
 NUMERIC_TUNABLES = {
     "read_sync_expire": (500, 1, 3600000),
     "read_async_expire": (4000, 1, 3600000),
