@@ -15,7 +15,8 @@
  * nr_channels and dies_per_channel are also checked together: their product
  * is the number of units, at most AC_MAX_UNITS (sysfs.c, ac_tunable_fits()).
  *
- * No include guard: included once per use, with AC_TUNABLE defined for it.
+ * No include guard: included once per use, with AC_TUNABLE defined for it;
+ * it is undefined at the end.
  */
 AC_TUNABLE(read_sync_expire, expire_ms[AC_READ_SYNC],
 	   "ms", 1, AC_EXPIRE_MAX_MS, 500, NULL, false)
@@ -45,3 +46,5 @@ AC_TUNABLE(mapping, mapping,
 	   "word", AC_MAP_RANGE, AC_MAP_STRIPE, AC_MAP_RANGE, ac_mapping_names, true)
 AC_TUNABLE(stripe_kb, stripe_kb,
 	   "KiB", 1, AC_STRIPE_MAX_KB, 64, NULL, true)
+
+#undef AC_TUNABLE

@@ -58,7 +58,6 @@ static const char * const ac_mapping_names[] = {
 enum ac_tunable_index {
 #define AC_TUNABLE(_name, ...)	AC_T_##_name,
 #include "ac-tunables.h"
-#undef AC_TUNABLE
 	AC_NR_TUNABLES
 };
 
@@ -82,7 +81,6 @@ static const struct ac_tunable ac_tunables[AC_NR_TUNABLES] = {
 		.words = _words, .relayout = _relayout,			\
 	},
 #include "ac-tunables.h"
-#undef AC_TUNABLE
 };
 
 static u32 *ac_tunable_ptr(struct ac_data *ad, const struct ac_tunable *t)
@@ -205,7 +203,6 @@ static ssize_t ac_##_name##_store(struct elevator_queue *e,		\
 }
 
 #include "ac-tunables.h"
-#undef AC_TUNABLE
 
 #ifdef AC_HAVE_CONST_ATTRS
 const
@@ -214,6 +211,5 @@ struct elv_fs_entry ac_sysfs_attrs[] = {
 #define AC_TUNABLE(_name, ...)						\
 	__ATTR(_name, 0644, ac_##_name##_show, ac_##_name##_store),
 #include "ac-tunables.h"
-#undef AC_TUNABLE
 	__ATTR_NULL
 };
