@@ -2,16 +2,24 @@
 /*
  * AC state for operators: /sys/kernel/debug/block/<dev>/sched/.
  *
+ * As blk-mq and mq-deadline do it, each file is one value or one table, and
+ * ac-debugfs.h is the one list of them; the attribute array and the show
+ * functions of the one-value files are generated from it.  The tables:
+ *
  *   channels		per sub-group (unit): queued reads and writes by type,
  *			its read flag and its channel's write flag
  *   occupancy		per unit: channel, die, requests at the device, writes
- *   state		tunables in effect, phase, batch and PROC sub-group
- *   stats		dispatch, expiry, round, batch and merge counters
+ *   stats		the counters, one "name value" line each, generated
+ *			from their own list (ac-counters.h)
  *   <type>_fifo	the four deadline FIFOs, in order
  *   dispatch		the dispatch list (at-head inserts, requeues)
  *
- * Everything is read under the scheduler lock, so one file is a consistent
- * snapshot.
+ * and one file per value: the tunables in effect, the phase, the PROC
+ * sub-group, queued requests by type, what dispatch waits for.
+ *
+ * Every file is read under the scheduler lock, so a file is a consistent
+ * snapshot (but for what completions change without the lock: occupancy's
+ * counts, completed and requeued); two files are two snapshots.
  */
 #include "ac-compat.h"
 
@@ -106,90 +114,117 @@ static int ac_occupancy_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-static int ac_state_show(void *data, struct seq_file *m)
+/* One-value files whose value takes more than an expression. */
+static unsigned int ac_debugfs_async_depth(struct ac_data *ad)
 {
-	struct ac_data *ad = ac_queue_data(data);
-	const struct ac_policy *p = &ad->policy;
-	const char *depth_mode;
-	unsigned int depth;
-	enum ac_type t;
+	const char *mode;
 
-	depth = ac_async_depth(ad, &depth_mode);
-	seq_printf(m, "async_depth %u\n", depth);
-	seq_printf(m, "async_depth_limits %s\n", depth_mode);
+	return ac_async_depth(ad, &mode);
+}
 
-	spin_lock(&ad->lock);
-	seq_printf(m, "nr_channels %u\n", p->nr_channels);
-	seq_printf(m, "dies_per_channel %u\n", p->dies_per_channel);
-	seq_printf(m, "units %u\n", ac_policy_units(p));
-	seq_printf(m, "unit_depth %u\n", p->unit_depth);
-	seq_printf(m, "unit_writes %u\n", p->unit_writes);
-	seq_printf(m, "cap_waiting %d\n", READ_ONCE(ad->cap_waiting));
-	seq_printf(m, "mapping %s\n",
-		   ad->mapping == AC_MAP_STRIPE ? "stripe" : "range");
-	seq_printf(m, "stripe_kb %u\n", ad->stripe_kb);
-	seq_printf(m, "capacity %llu\n", ad->capacity);
-	seq_printf(m, "fifo_batch %u\n", p->fifo_batch);
-	seq_printf(m, "writes_starved %u\n", p->writes_starved);
-	seq_printf(m, "write_batch %u\n", p->write_batch);
-	seq_printf(m, "dir %s\n", p->dir == AC_DIR_WRITE ? "write" : "read");
-	seq_printf(m, "phase_left %u\n", p->phase_left);
-	seq_printf(m, "starved %u\n", p->starved);
-	seq_printf(m, "proc %d\n", p->proc);
-	seq_printf(m, "batch_writes %u\n", p->batch_writes);
-	seq_printf(m, "last_read %u\n", p->last_read);
-	seq_printf(m, "last_write %u\n", p->last_write);
-	seq_printf(m, "sorted %u\n", ad->nr_sorted);
-	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "queued_%s %u\n", ac_type_name(t), p->queued[t]);
-	seq_printf(m, "write_inflight %u\n", ad->write_inflight);
-	seq_printf(m, "writes_waiting %d\n", READ_ONCE(ad->writes_waiting));
-	spin_unlock(&ad->lock);
-	seq_printf(m, "reads_out %d\n", atomic_read(&ad->reads_out));
-	seq_printf(m, "writes_out %d\n", atomic_read(&ad->writes_out));
-	return 0;
+static const char *ac_debugfs_async_depth_limits(struct ac_data *ad)
+{
+	const char *mode;
+
+	ac_async_depth(ad, &mode);
+	return mode;
+}
+
+static const char *ac_debugfs_mapping(struct ac_data *ad)
+{
+	return ad->mapping == AC_MAP_STRIPE ? "stripe" : "range";
+}
+
+static const char *ac_debugfs_dir(struct ac_data *ad)
+{
+	return ad->policy.dir == AC_DIR_WRITE ? "write" : "read";
+}
+
+/* The one-value files: ac_<name>_show() for each. */
+#define AC_DEBUGFS_VALUE(_name, _format, _value)			\
+static int ac_##_name##_show(void *data, struct seq_file *m)		\
+{									\
+	struct ac_data *ad = ac_queue_data(data);			\
+									\
+	spin_lock(&ad->lock);						\
+	seq_printf(m, _format "\n", _value);				\
+	spin_unlock(&ad->lock);						\
+	return 0;							\
+}
+
+#include "ac-debugfs.h"
+
+/* stats: one table generated from ac-counters.h, a field offset per row. */
+struct ac_counter {
+	const char *name;
+	size_t offset;
+};
+
+static const struct ac_counter ac_type_counters[] = {
+#define AC_COUNTER_TYPES(_name)	{ #_name, offsetof(struct ac_stats, _name) },
+#include "ac-counters.h"
+};
+
+static const struct ac_counter ac_policy_counters[] = {
+#define AC_COUNTER_POLICY(_name) { #_name, offsetof(struct ac_stats, _name) },
+#include "ac-counters.h"
+};
+
+static const struct ac_counter ac_glue_counters[] = {
+#define AC_COUNTER_GLUE(_name)	{ #_name, offsetof(struct ac_counters, _name) },
+#include "ac-counters.h"
+};
+
+static const struct ac_counter ac_atomic_counters[] = {
+#define AC_COUNTER_ATOMIC(_name) { #_name, offsetof(struct ac_data, _name) },
+#include "ac-counters.h"
+};
+
+/* Every u64 of both structures is listed: a new counter cannot be missed. */
+static_assert(sizeof(struct ac_stats) == sizeof(u64) *
+	      (AC_NR_TYPES * ARRAY_SIZE(ac_type_counters) +
+	       ARRAY_SIZE(ac_policy_counters)));
+static_assert(sizeof(struct ac_counters) ==
+	      sizeof(u64) * ARRAY_SIZE(ac_glue_counters));
+
+static u64 ac_counter(const void *base, size_t offset)
+{
+	return *(const u64 *)((const char *)base + offset);
 }
 
 static int ac_stats_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
 	const struct ac_stats *s = &ad->policy.stats;
-	const struct ac_counters *c = &ad->stats;
+	const struct ac_counter *c;
 	enum ac_type t;
+	size_t i;
 
 	spin_lock(&ad->lock);
-	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "dispatched_%s %llu\n", ac_type_name(t),
-			   s->dispatched[t]);
-	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "expired_%s %llu\n", ac_type_name(t),
-			   s->expired[t]);
-	seq_printf(m, "read_rounds %llu\n", s->read_rounds);
-	seq_printf(m, "write_batches %llu\n", s->write_batches);
-	seq_printf(m, "starved_switches %llu\n", s->starved_switches);
-	seq_printf(m, "proc_fallbacks %llu\n", s->proc_fallbacks);
-	seq_printf(m, "writes_held %llu\n", s->writes_held);
-	seq_printf(m, "reads_idle %llu\n", s->reads_idle);
-	seq_printf(m, "reads_busy %llu\n", s->reads_busy);
-	seq_printf(m, "reads_by_write %llu\n", s->reads_by_write);
-	seq_printf(m, "cap_holds %llu\n", s->cap_holds);
-	seq_printf(m, "cap_skips %llu\n", s->cap_skips);
-	seq_printf(m, "cap_expired %llu\n", s->cap_expired);
-	seq_printf(m, "sync_read_expired %llu\n", s->sync_read_expired);
-	seq_printf(m, "inserted %llu\n", c->inserted);
-	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
-	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);
-	seq_printf(m, "merged %llu\n", c->merged);
-	seq_printf(m, "front_merges %llu\n", c->front_merges);
-	seq_printf(m, "merges_refused %llu\n", c->merges_refused);
-	seq_printf(m, "retyped %llu\n", c->retyped);
-	seq_printf(m, "regroups %llu\n", c->regroups);
-	seq_printf(m, "resizes %llu\n", c->resizes);
+	for (i = 0; i < ARRAY_SIZE(ac_type_counters); i++) {
+		c = &ac_type_counters[i];
+		for (t = 0; t < AC_NR_TYPES; t++)
+			seq_printf(m, "%s_%s %llu\n", c->name, ac_type_name(t),
+				   ac_counter(s, c->offset + t * sizeof(u64)));
+	}
+	for (i = 0; i < ARRAY_SIZE(ac_policy_counters); i++) {
+		c = &ac_policy_counters[i];
+		seq_printf(m, "%s %llu\n", c->name, ac_counter(s, c->offset));
+	}
+	for (i = 0; i < ARRAY_SIZE(ac_glue_counters); i++) {
+		c = &ac_glue_counters[i];
+		seq_printf(m, "%s %llu\n", c->name,
+			   ac_counter(&ad->stats, c->offset));
+	}
 	spin_unlock(&ad->lock);
-	seq_printf(m, "completed %lld\n",
-		   (long long)atomic64_read(&ad->completed));
-	seq_printf(m, "requeued %lld\n",
-		   (long long)atomic64_read(&ad->requeued));
+	/* These change without the lock. */
+	for (i = 0; i < ARRAY_SIZE(ac_atomic_counters); i++) {
+		atomic64_t *v;
+
+		c = &ac_atomic_counters[i];
+		v = (atomic64_t *)((char *)ad + c->offset);
+		seq_printf(m, "%s %lld\n", c->name, (long long)atomic64_read(v));
+	}
 	return 0;
 }
 
@@ -199,8 +234,9 @@ static int ac_stats_show(void *data, struct seq_file *m)
  * entry in ac_list_seq_ops[].  The lock is held from start to stop.
  */
 #define AC_DISPATCH_LIST	AC_NR_TYPES
+#define AC_NR_LISTS		(AC_DISPATCH_LIST + 1)
 
-static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1];
+static const struct seq_operations ac_list_seq_ops[AC_NR_LISTS];
 
 static struct list_head *ac_seq_list(struct seq_file *m)
 {
@@ -228,31 +264,22 @@ static void ac_list_stop(struct seq_file *m, void *v)
 	spin_unlock(&ac_seq_data(m)->lock);
 }
 
-#define AC_LIST_SEQ_OPS							\
-	{ .start = ac_list_start, .next = ac_list_next,			\
-	  .stop = ac_list_stop, .show = blk_mq_debugfs_rq_show }
-
-static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1] = {
-	[AC_READ_SYNC]		= AC_LIST_SEQ_OPS,
-	[AC_READ_ASYNC]		= AC_LIST_SEQ_OPS,
-	[AC_WRITE_SYNC]		= AC_LIST_SEQ_OPS,
-	[AC_WRITE_ASYNC]	= AC_LIST_SEQ_OPS,
-	[AC_DISPATCH_LIST]	= AC_LIST_SEQ_OPS,
+static const struct seq_operations ac_list_seq_ops[AC_NR_LISTS] = {
+	[0 ... AC_NR_LISTS - 1] = {
+		.start	= ac_list_start,
+		.next	= ac_list_next,
+		.stop	= ac_list_stop,
+		.show	= blk_mq_debugfs_rq_show,
+	},
 };
 
-#define AC_LIST_ATTR(name, which)					\
-	{ name, 0400, .seq_ops = &ac_list_seq_ops[which] }
-
+/* The files, in the order of ac-debugfs.h. */
 const struct blk_mq_debugfs_attr ac_debugfs_attrs[] = {
-	{ "channels", 0400, ac_channels_show },
-	{ "occupancy", 0400, ac_occupancy_show },
-	{ "state", 0400, ac_state_show },
-	{ "stats", 0400, ac_stats_show },
-	AC_LIST_ATTR("read_sync_fifo", AC_READ_SYNC),
-	AC_LIST_ATTR("read_async_fifo", AC_READ_ASYNC),
-	AC_LIST_ATTR("write_sync_fifo", AC_WRITE_SYNC),
-	AC_LIST_ATTR("write_async_fifo", AC_WRITE_ASYNC),
-	AC_LIST_ATTR("dispatch", AC_DISPATCH_LIST),
+#define AC_DEBUGFS_TABLE(_name)	{ #_name, 0400, ac_##_name##_show },
+#define AC_DEBUGFS_LIST(_name, _list)					\
+	{ #_name, 0400, .seq_ops = &ac_list_seq_ops[_list] },
+#define AC_DEBUGFS_VALUE(_name, ...) { #_name, 0400, ac_##_name##_show },
+#include "ac-debugfs.h"
 	{},
 };
 

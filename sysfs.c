@@ -2,16 +2,22 @@
 /*
  * AC tunables: /sys/block/<dev>/queue/iosched/.
  *
- * ac_tunables[] below is the one table of them, and the documentation of the
- * interface: name, unit, accepted range, default and where the value lives.
- * Every show and store goes through the same two helpers, found by name from
- * small generated entry points (as mq-deadline and kyber generate theirs).
- * They validate strictly: anything but a plain decimal number in range (or,
+ * ac-tunables.h is the one list of them, and the documentation of the
+ * interface: name, unit, accepted range, default, where the value lives and
+ * whether a change moves queued requests.  Everything here is generated from
+ * it, as mq-deadline and kyber generate their attributes: an index per
+ * tunable, the table of their descriptions (with a build-time check that
+ * each field is a u32), one show and one store function per tunable, each
+ * passing its own index to the shared helpers (no lookup by name on any
+ * access), and the attribute array.
+ *
+ * Stores validate strictly: anything but a plain decimal number in range (or,
  * for mapping, one of its words), with at most one trailing newline, is
- * refused with -EINVAL and the old value stays.  A store takes the scheduler lock, so the
- * dispatch path sees either the old or the new value; changing the sub-group
- * layout (nr_channels, mapping, stripe_kb) regroups every queued request
- * under that lock, so nothing queued is lost or counted in the wrong place.
+ * refused with -EINVAL and the old value stays.  A store takes the scheduler
+ * lock, so the dispatch path sees either the old or the new value; changing
+ * the sub-group layout (nr_channels, dies_per_channel, mapping, stripe_kb)
+ * regroups every queued request under that lock, so nothing queued is lost
+ * or counted in the wrong place.
  */
 #include "ac-compat.h"
 
@@ -48,6 +54,13 @@ static const char * const ac_mapping_names[] = {
 	NULL,
 };
 
+/* AC_T_<name>: the index of each tunable in ac_tunables[]. */
+enum ac_tunable_index {
+#define AC_TUNABLE(_name, ...)	AC_T_##_name,
+#include "ac-tunables.h"
+	AC_NR_TUNABLES
+};
+
 struct ac_tunable {
 	const char *name;
 	const char *unit;
@@ -57,69 +70,18 @@ struct ac_tunable {
 	size_t offset;			/* of a u32 in struct ac_data */
 	const char * const *words;	/* NULL: a number; else the words */
 	bool relayout;			/* a change moves queued requests */
-	bool units;			/* a factor of the number of units */
 };
 
-#define AC_NUMBER(_name, _unit, _min, _max, _def, _field, _relayout)	\
-	{ .name = _name, .unit = _unit, .min = _min, .max = _max,	\
-	  .def = _def, .offset = offsetof(struct ac_data, _field),	\
-	  .relayout = _relayout }
-
-/* nr_channels and dies_per_channel: their product is at most AC_MAX_UNITS. */
-#define AC_UNITS(_name, _unit, _max, _def, _field)			\
-	{ .name = _name, .unit = _unit, .min = 1, .max = _max,		\
-	  .def = _def, .offset = offsetof(struct ac_data, _field),	\
-	  .relayout = true, .units = true }
-
-#define AC_WORDS(_name, _words, _max, _def, _field, _relayout)	\
-	{ .name = _name, .unit = "word", .min = 0, .max = _max,	\
-	  .def = _def, .offset = offsetof(struct ac_data, _field),	\
-	  .words = _words, .relayout = _relayout }
-
-static const struct ac_tunable ac_tunables[] = {
-	/* name, unit, min, max, default; field; whether a change regroups */
-	AC_NUMBER("read_sync_expire",	"ms",	1, AC_EXPIRE_MAX_MS, 500,
-		  expire_ms[AC_READ_SYNC], false),
-	AC_NUMBER("read_async_expire",	"ms",	1, AC_EXPIRE_MAX_MS, 4000,
-		  expire_ms[AC_READ_ASYNC], false),
-	AC_NUMBER("write_sync_expire",	"ms",	1, AC_EXPIRE_MAX_MS, 2000,
-		  expire_ms[AC_WRITE_SYNC], false),
-	AC_NUMBER("write_async_expire",	"ms",	1, AC_EXPIRE_MAX_MS, 16000,
-		  expire_ms[AC_WRITE_ASYNC], false),
-	AC_NUMBER("fifo_batch",		"requests", 1, AC_BATCH_MAX, 16,
-		  policy.fifo_batch, false),
-	AC_NUMBER("writes_starved",	"read phases", 1, AC_STARVED_MAX, 2,
-		  policy.writes_starved, false),
-	AC_NUMBER("write_batch",	"requests", 1, AC_BATCH_MAX, 16,
-		  policy.write_batch, false),
-	AC_NUMBER("write_inflight",	"requests", 0, AC_BATCH_MAX, AC_DEF_WRITE_INFLIGHT,
-		  write_inflight, false),
-	AC_UNITS("nr_channels",		"channels", AC_MAX_CHANNELS, 8,
-		 nr_channels),
-	AC_UNITS("dies_per_channel",	"dies", AC_MAX_DIES, 1,
-		 dies_per_channel),
-	AC_NUMBER("unit_depth",		"requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_DEPTH,
-		  policy.unit_depth, false),
-	AC_NUMBER("unit_writes",	"requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES,
-		  policy.unit_writes, false),
-	AC_WORDS("mapping", ac_mapping_names, AC_MAP_STRIPE, AC_MAP_RANGE,
-		 mapping, true),
-	AC_NUMBER("stripe_kb",		"KiB",	1, AC_STRIPE_MAX_KB, 64,
-		  stripe_kb, true),
+static const struct ac_tunable ac_tunables[AC_NR_TUNABLES] = {
+#define AC_TUNABLE(_name, _field, _unit, _min, _max, _def, _words, _relayout) \
+	[AC_T_##_name] = {						\
+		.name = #_name, .unit = _unit,				\
+		.min = _min, .max = _max, .def = _def,			\
+		.offset = offsetof(struct ac_data, _field),		\
+		.words = _words, .relayout = _relayout,			\
+	},
+#include "ac-tunables.h"
 };
-
-/* Every field in the table is a u32, written through this pointer. */
-static_assert(__same_type(((struct ac_data *)0)->expire_ms[0], u32));
-static_assert(__same_type(((struct ac_data *)0)->policy.fifo_batch, u32));
-static_assert(__same_type(((struct ac_data *)0)->policy.writes_starved, u32));
-static_assert(__same_type(((struct ac_data *)0)->policy.write_batch, u32));
-static_assert(__same_type(((struct ac_data *)0)->write_inflight, u32));
-static_assert(__same_type(((struct ac_data *)0)->nr_channels, u32));
-static_assert(__same_type(((struct ac_data *)0)->dies_per_channel, u32));
-static_assert(__same_type(((struct ac_data *)0)->policy.unit_depth, u32));
-static_assert(__same_type(((struct ac_data *)0)->policy.unit_writes, u32));
-static_assert(__same_type(((struct ac_data *)0)->mapping, u32));
-static_assert(__same_type(((struct ac_data *)0)->stripe_kb, u32));
 
 static u32 *ac_tunable_ptr(struct ac_data *ad, const struct ac_tunable *t)
 {
@@ -130,30 +92,18 @@ void ac_tunables_init(struct ac_data *ad)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(ac_tunables); i++)
+	for (i = 0; i < AC_NR_TUNABLES; i++)
 		*ac_tunable_ptr(ad, &ac_tunables[i]) = ac_tunables[i].def;
 }
 
-static const struct ac_tunable *ac_tunable(const char *name)
+static ssize_t ac_tunable_show(struct elevator_queue *e,
+			       enum ac_tunable_index idx, char *page)
 {
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(ac_tunables); i++)
-		if (!strcmp(ac_tunables[i].name, name))
-			return &ac_tunables[i];
-	return NULL;
-}
-
-static ssize_t ac_tunable_show(struct elevator_queue *e, const char *name,
-			       char *page)
-{
-	const struct ac_tunable *t = ac_tunable(name);
+	const struct ac_tunable *t = &ac_tunables[idx];
 	struct ac_data *ad = e->elevator_data;
 	ssize_t len = 0;
 	u32 val, i;
 
-	if (WARN_ON_ONCE(!t))
-		return -EIO;
 	val = READ_ONCE(*ac_tunable_ptr(ad, t));
 	if (!t->words)
 		return sysfs_emit(page, "%u\n", val);
@@ -165,14 +115,6 @@ static ssize_t ac_tunable_show(struct elevator_queue *e, const char *name,
 	if (len)
 		page[len - 1] = '\n';
 	return len;
-}
-
-/* The other factor of the number of units than @t (lock held). */
-static u32 ac_units_other(struct ac_data *ad, const struct ac_tunable *t)
-{
-	if (t->offset == offsetof(struct ac_data, nr_channels))
-		return ad->dies_per_channel;
-	return ad->nr_channels;
 }
 
 static int ac_tunable_parse(const struct ac_tunable *t, const char *page,
@@ -194,33 +136,43 @@ static int ac_tunable_parse(const struct ac_tunable *t, const char *page,
 	return 0;
 }
 
-static ssize_t ac_tunable_store(struct elevator_queue *e, const char *name,
-				const char *page, size_t count)
+/*
+ * Whether tunable @idx may become @val given the others (lock held): the
+ * unit arrays hold nr_channels x dies_per_channel units.
+ */
+static bool ac_tunable_fits(struct ac_data *ad, enum ac_tunable_index idx,
+			    u32 val)
 {
-	const struct ac_tunable *t = ac_tunable(name);
+	u64 channels = idx == AC_T_nr_channels ? val : ad->nr_channels;
+	u64 dies = idx == AC_T_dies_per_channel ? val : ad->dies_per_channel;
+
+	return channels * dies <= AC_MAX_UNITS;
+}
+
+static ssize_t ac_tunable_store(struct elevator_queue *e,
+				enum ac_tunable_index idx, const char *page,
+				size_t count)
+{
+	const struct ac_tunable *t = &ac_tunables[idx];
 	struct ac_data *ad = e->elevator_data;
-	bool relayout, changed;
+	bool changed;
 	u32 *ptr;
 	u32 val;
 	int ret;
 
-	if (WARN_ON_ONCE(!t))
-		return -EIO;
 	ret = ac_tunable_parse(t, page, &val);
 	if (ret)
 		return ret;
 
 	spin_lock(&ad->lock);
-	ptr = ac_tunable_ptr(ad, t);
-	/* channels x dies must fit the unit arrays: checked with the other */
-	if (t->units && (u64)val * ac_units_other(ad, t) > AC_MAX_UNITS) {
+	if (!ac_tunable_fits(ad, idx, val)) {
 		spin_unlock(&ad->lock);
 		return -EINVAL;
 	}
+	ptr = ac_tunable_ptr(ad, t);
 	changed = *ptr != val;
-	relayout = t->relayout && changed;
 	WRITE_ONCE(*ptr, val);
-	if (relayout)
+	if (changed && t->relayout)
 		ac_regroup(ad);
 	spin_unlock(&ad->lock);
 
@@ -233,52 +185,31 @@ static ssize_t ac_tunable_store(struct elevator_queue *e, const char *name,
 	return count;
 }
 
-/* The sysfs entry points: one pair per tunable, all alike. */
-#define AC_TUNABLE_OPS(name)						\
-static ssize_t ac_##name##_show(struct elevator_queue *e, char *page)	\
+/*
+ * The sysfs entry points: one pair per tunable, each knowing its index.
+ * The descriptions reach their field by offset, through a u32 pointer: the
+ * build fails here if a field is not a u32.
+ */
+#define AC_TUNABLE(_name, _field, ...)					\
+static ssize_t ac_##_name##_show(struct elevator_queue *e, char *page)	\
 {									\
-	return ac_tunable_show(e, #name, page);				\
+	BUILD_BUG_ON(!__same_type(typeof_member(struct ac_data, _field), u32)); \
+	return ac_tunable_show(e, AC_T_##_name, page);			\
 }									\
-static ssize_t ac_##name##_store(struct elevator_queue *e,		\
-				 const char *page, size_t count)	\
+static ssize_t ac_##_name##_store(struct elevator_queue *e,		\
+				  const char *page, size_t count)	\
 {									\
-	return ac_tunable_store(e, #name, page, count);			\
+	return ac_tunable_store(e, AC_T_##_name, page, count);		\
 }
 
-AC_TUNABLE_OPS(read_sync_expire)
-AC_TUNABLE_OPS(read_async_expire)
-AC_TUNABLE_OPS(write_sync_expire)
-AC_TUNABLE_OPS(write_async_expire)
-AC_TUNABLE_OPS(fifo_batch)
-AC_TUNABLE_OPS(writes_starved)
-AC_TUNABLE_OPS(write_batch)
-AC_TUNABLE_OPS(write_inflight)
-AC_TUNABLE_OPS(nr_channels)
-AC_TUNABLE_OPS(dies_per_channel)
-AC_TUNABLE_OPS(unit_depth)
-AC_TUNABLE_OPS(unit_writes)
-AC_TUNABLE_OPS(mapping)
-AC_TUNABLE_OPS(stripe_kb)
-
-#define AC_ATTR(name)	__ATTR(name, 0644, ac_##name##_show, ac_##name##_store)
+#include "ac-tunables.h"
 
 #ifdef AC_HAVE_CONST_ATTRS
 const
 #endif
 struct elv_fs_entry ac_sysfs_attrs[] = {
-	AC_ATTR(read_sync_expire),
-	AC_ATTR(read_async_expire),
-	AC_ATTR(write_sync_expire),
-	AC_ATTR(write_async_expire),
-	AC_ATTR(fifo_batch),
-	AC_ATTR(writes_starved),
-	AC_ATTR(write_batch),
-	AC_ATTR(write_inflight),
-	AC_ATTR(nr_channels),
-	AC_ATTR(dies_per_channel),
-	AC_ATTR(unit_depth),
-	AC_ATTR(unit_writes),
-	AC_ATTR(mapping),
-	AC_ATTR(stripe_kb),
+#define AC_TUNABLE(_name, ...)						\
+	__ATTR(_name, 0644, ac_##_name##_show, ac_##_name##_store),
+#include "ac-tunables.h"
 	__ATTR_NULL
 };

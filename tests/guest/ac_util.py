@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Helpers for the AC scheduler's guest tests: load and unload the module,
-its tunables (defaults and ranges, as sysfs.c declares them), its debugfs
+its tunables (defaults and ranges, as ac-tunables.h declares them), its debugfs
 state, module autoloading, and verified fio loads."""
 
 import contextlib
@@ -16,7 +16,7 @@ from conftest import (insmod, module_loaded, module_path, read, rmmod,
 MODULE = "ac_iosched"
 KO = "ac-iosched.ko"
 
-# name: (default, min, max), as in sysfs.c
+# name: (default, min, max), as in ac-tunables.h
 NUMERIC_TUNABLES = {
     "read_sync_expire": (500, 1, 3600000),
     "read_async_expire": (4000, 1, 3600000),
@@ -73,8 +73,38 @@ def active_mapping(text):
     return words[0]
 
 
+# debugfs (ac-debugfs.h): each file is one table or one value.
+DEBUGFS_TABLES = (["channels", "occupancy", "stats"]
+                  + ["%s_fifo" % t for t in TYPES] + ["dispatch"])
+DEBUGFS_VALUES = (["async_depth", "async_depth_limits", "nr_channels",
+                   "dies_per_channel", "unit_depth", "unit_writes",
+                   "fifo_batch", "writes_starved", "write_batch", "mapping",
+                   "stripe_kb", "write_inflight", "units", "capacity", "dir",
+                   "phase_left", "starved", "proc", "batch_writes",
+                   "last_read", "last_write", "sorted"]
+                  + ["queued_%s" % t for t in TYPES]
+                  + ["cap_waiting", "writes_waiting", "reads_out", "writes_out"])
+# The counters of the stats table (ac-counters.h), in order.
+STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
+                  + ["expired_%s" % t for t in TYPES]
+                  + ["read_rounds", "write_batches", "starved_switches",
+                     "proc_fallbacks", "writes_held", "reads_idle",
+                     "reads_busy", "reads_by_write", "cap_holds", "cap_skips",
+                     "cap_expired", "sync_read_expired", "inserted",
+                     "head_inserts", "head_dispatched", "merged",
+                     "front_merges", "merges_refused", "retyped", "regroups",
+                     "resizes", "completed", "requeued"])
+
+
 def debugfs_dir(dev):
     return "/sys/kernel/debug/block/%s/sched" % disk(dev)
+
+
+def _int_or_str(val):
+    try:
+        return int(val)
+    except ValueError:
+        return val
 
 
 def debugfs_pairs(dev, name):
@@ -82,11 +112,15 @@ def debugfs_pairs(dev, name):
     out = {}
     for line in read(os.path.join(debugfs_dir(dev), name)).splitlines():
         key, _, val = line.partition(" ")
-        try:
-            out[key] = int(val)
-        except ValueError:
-            out[key] = val
+        out[key] = _int_or_str(val)
     return out
+
+
+def debugfs_value(dev, name):
+    """A one-value debugfs file (int where possible)."""
+    text = read(os.path.join(debugfs_dir(dev), name))
+    assert "\n" not in text and text, "%s: not one value: %r" % (name, text)
+    return _int_or_str(text)
 
 
 def stats(dev):
@@ -94,7 +128,11 @@ def stats(dev):
 
 
 def state(dev):
-    return debugfs_pairs(dev, "state")
+    """Every one-value debugfs file, {name: value}: each file not a table
+    (so a value added to ac-debugfs.h shows up here unlisted).  Each file
+    is its own snapshot: compare values across files only when idle."""
+    return {n: debugfs_value(dev, n) for n in sorted(os.listdir(debugfs_dir(dev)))
+            if n not in DEBUGFS_TABLES}
 
 
 def assert_idle_and_balanced(dev):
@@ -112,6 +150,18 @@ def assert_idle_and_balanced(dev):
         assert f[6:8] == ["0", "0"] and f[8] == "ZERO", line
     for unit, n, w in occupancy(dev).values():
         assert n == 0 and w == 0, "unit %s still counts %d requests (%d writes)" % (unit, n, w)
+
+
+def channels(dev):
+    """debugfs channels: {unit: {type: queued, "rflag": f, "wflag": f}}."""
+    out = {}
+    for line in read(os.path.join(debugfs_dir(dev), "channels")).splitlines():
+        f = line.split()
+        assert len(f) == 9 and f[1] == "read" and f[5] == "write", line
+        assert f[4] in ("ZERO", "PEND", "END") and f[8] in ("ZERO", "PEND", "PROC"), line
+        out[int(f[0])] = {"read_sync": int(f[2]), "read_async": int(f[3]), "rflag": f[4],
+                          "write_sync": int(f[6]), "write_async": int(f[7]), "wflag": f[8]}
+    return out
 
 
 def occupancy(dev):

@@ -1,17 +1,20 @@
 # SPDX-License-Identifier: GPL-2.0
 """AC basics: load, select, defaults, unload; rmmod refused while in use;
 autoload by name; verified I/O; every tunable fuzzed; the sub-group layout
-changed at random under a verified load; debugfs readable."""
+changed at random under a verified load; every debugfs file, with I/O held
+in the scheduler."""
 
 import glob
 import json
 import os
 import random
+import subprocess
 import time
 
 import pytest
 
 import ac_util
+import ssdsim_util as ssd
 from ac_util import (MAPPINGS, NUMERIC_TUNABLES, TUNABLES, ac_device,
                      active_mapping, set_tunable, tunable)
 from conftest import (KVER, current_scheduler, fio, fio_total_ios, insmod, module_loaded,
@@ -201,29 +204,175 @@ def test_layout_changes_under_load(ac_module, null_blk):
     ac_util.assert_idle_and_balanced(dev)
 
 
-def test_debugfs_readable(ac_module, null_blk):
-    dev = ac_device(null_blk)
-    names = sorted(os.listdir(ac_util.debugfs_dir(dev)))
-    for want in ["channels", "state", "stats", "dispatch"] + \
-            ["%s_fifo" % t for t in ac_util.TYPES]:
-        assert want in names
-    job = ac_util.fio_background(dev, "randrw --rwmixread=80", runtime=3, iodepth=32)
-    seen_queued = False
-    end = time.monotonic() + 2.5
-    while time.monotonic() < end:
-        for n in names:
-            text = read(os.path.join(ac_util.debugfs_dir(dev), n))
-            if n.endswith("_fifo") and text:
-                seen_queued = True
-    ac_util.fio_wait(job)
+# The emulated SSD, slow and shallow: it holds 2 commands of about 0.6 s
+# each (read 50 us, program 50 us, transfer 10 us, times 10000), so that
+# with 24 requests outstanding most of them wait in AC's FIFOs for seconds,
+# and nothing moves for a few hundred ms between two of its completions.
+HELD_SSD = dict(channels=2, dies=2, page_kb=4, mapping="stripe", stripe_kb=64,
+                capacity_mb=64, queue_depth=2, read_us=50, program_us=50,
+                xfer_us=10, time_scale=10000)
+# AC told that geometry, with tunables off their defaults so that the
+# debugfs values are seen to follow sysfs.
+HELD_AC = [("nr_channels", 2), ("dies_per_channel", 2), ("mapping", "stripe"),
+           ("stripe_kb", 64), ("fifo_batch", 8), ("write_batch", 4),
+           ("writes_starved", 3), ("unit_writes", 2), ("write_inflight", 7)]
+
+
+@pytest.fixture
+def held_ssd():
+    """An ssdsim device (HELD_SSD) with AC selected and told its geometry,
+    and room for 64 requests in the scheduler; ssdsim removed after."""
+    ssd.load(**HELD_SSD)
+    dev = "/dev/ssdsim0"
+    try:
+        set_scheduler(dev, "ac")
+        for name, value in HELD_AC:
+            assert set_tunable(dev, name, value) == 0, name
+        assert ac_util.write("/sys/block/%s/queue/nr_requests" % ac_util.disk(dev), "64") == 0
+        yield dev
+    finally:
+        sh("echo none > /sys/block/ssdsim0/queue/scheduler", check=False)
+        ssd.unload()
+
+
+def debugfs_file(dev, name):
+    return read(os.path.join(ac_util.debugfs_dir(dev), name))
+
+
+def parse_debugfs(dev):
+    """Every file parsed as its kind: {"values", "stats", "channels",
+    "occupancy", "fifo": {type: [lines]}, "dispatch": [lines]}."""
     st = ac_util.state(dev)
-    assert st["nr_channels"] == 8 and st["mapping"] == "range"
+    assert sorted(st) == sorted(ac_util.DEBUGFS_VALUES), st
+    words = {"mapping": MAPPINGS, "dir": ["read", "write"],
+             "async_depth_limits": ["queue", "bitmap", "word"]}
+    for name, val in st.items():
+        if name in words:
+            assert val in words[name], (name, val)
+        else:
+            assert isinstance(val, int), (name, val)
+            assert val >= (-1 if name == "proc" else 0), (name, val)
+    assert st["cap_waiting"] in (0, 1) and st["writes_waiting"] in (0, 1), st
+    lines = debugfs_file(dev, "stats").splitlines()
+    assert [ln.split()[0] for ln in lines] == ac_util.STATS_COUNTERS, lines
     s = ac_util.stats(dev)
-    assert sum(s["dispatched_" + t] for t in ac_util.TYPES) > 0
-    assert len(read(os.path.join(ac_util.debugfs_dir(dev), "channels")).splitlines()) == 8
-    # A queue of 32 on a device that completes at once may drain between
-    # reads; seeing a FIFO entry is likely, not guaranteed.
-    print("saw queued requests in a FIFO:", seen_queued)
+    assert all(isinstance(v, int) and v >= 0 for v in s.values()), s
+    ch = ac_util.channels(dev)
+    occ = ac_util.occupancy(dev)
+    nr = st["nr_channels"]
+    assert sorted(ch) == sorted(occ) == list(range(st["units"])), (ch, occ)
+    for u, ((c, d), _, _) in occ.items():
+        assert (c, d) == (u % nr, u // nr), (u, c, d)
+    fifo = {t: debugfs_file(dev, t + "_fifo").splitlines() for t in ac_util.TYPES}
+    # blk_mq_debugfs_rq_show(): one request a line, its op in it
+    for t, reqs in fifo.items():
+        for line in reqs:
+            assert (".op=READ" if t.startswith("read") else ".op=WRITE") in line, (t, line)
+    return {"values": st, "stats": s, "channels": ch, "occupancy": occ, "fifo": fifo,
+            "dispatch": debugfs_file(dev, "dispatch").splitlines()}
+
+
+def stable_snapshot(dev):
+    """parse_debugfs() taken between two equal readings of the counters
+    (all but completed, which moves without changing any list): no request
+    was inserted, merged, dispatched or requeued meanwhile, so the files
+    agree with each other.  None if something moved."""
+    def moving(s):
+        return {k: v for k, v in s.items() if k != "completed"}
+    before = moving(ac_util.stats(dev))
+    snap = parse_debugfs(dev)
+    if moving(snap["stats"]) != before or moving(ac_util.stats(dev)) != before:
+        return None
+    return snap
+
+
+def check_counts(snap):
+    """The lists, the one-value counts and the counters agree."""
+    st, s = snap["values"], snap["stats"]
+    for t in ac_util.TYPES:
+        assert len(snap["fifo"][t]) == st["queued_" + t], (t, snap)
+        assert sum(u[t] for u in snap["channels"].values()) == st["queued_" + t], (t, snap)
+    assert sum(len(f) for f in snap["fifo"].values()) == st["sorted"], snap
+    # every request AC was given is queued, dispatched, merged away, or
+    # went to the dispatch list (requeues come back there uncounted)
+    dispatched = sum(s["dispatched_" + t] for t in ac_util.TYPES)
+    assert s["inserted"] == (st["sorted"] + dispatched + s["merged"]
+                             + s["head_inserts"] - s["requeued"]), s
+    assert len(snap["dispatch"]) == s["head_inserts"] - s["head_dispatched"], snap
+
+
+def check_values_follow_sysfs(dev, st):
+    for name, _ in HELD_AC:
+        want = tunable(dev, name)
+        if name == "mapping":
+            want = active_mapping(want)
+        assert str(st[name]) == want, (name, st[name], want)
+    for name in ["unit_depth", "write_inflight"]:
+        assert str(st[name]) == tunable(dev, name), name
+    assert st["units"] == st["nr_channels"] * st["dies_per_channel"], st
+    assert st["capacity"] == int(read("/sys/block/%s/size" % ac_util.disk(dev))), st
+
+
+def test_debugfs_readable(ac_module, held_ssd):
+    """Every file of the list is there and parses; one-value files follow
+    sysfs; with I/O held in the scheduler the FIFOs show it and agree with
+    the counts; after the run the counters balance, against the device's."""
+    dev = held_ssd
+    assert sorted(os.listdir(ac_util.debugfs_dir(dev))) == \
+        sorted(ac_util.DEBUGFS_TABLES + ac_util.DEBUGFS_VALUES)
+    idle = parse_debugfs(dev)
+    check_values_follow_sysfs(dev, idle["values"])
+    check_counts(idle)
+    assert idle["values"]["sorted"] == 0
+    # a change through sysfs shows at once
+    assert set_tunable(dev, "unit_depth", 3) == 0
+    assert ac_util.debugfs_value(dev, "unit_depth") == 3
+    ssd.reset_stats(dev)
+    before = ac_util.stats(dev)
+
+    job = subprocess.Popen(
+        "fio --output-format=json --name=held --filename=%s --direct=1"
+        " --ioengine=libaio --rw=randrw --rwmixread=50 --bs=4k --size=16m"
+        " --iodepth=24 --time_based --runtime=3" % dev,
+        shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    held = None
+    tries = 0
+    end = time.monotonic() + 20
+    while time.monotonic() < end and job.poll() is None:
+        snap = stable_snapshot(dev)
+        tries += 1
+        if snap and snap["values"]["sorted"] >= 8 and \
+                snap["fifo"]["read_sync"] and snap["fifo"]["write_sync"]:
+            held = snap
+            break
+        time.sleep(0.05)
+    out, err = job.communicate(timeout=300)
+    assert job.returncode == 0, (out[-2000:], err[-2000:])
+    assert held is not None, "no stable snapshot with queued reads and writes in %d tries" % tries
+    check_counts(held)
+    check_values_follow_sysfs(dev, held["values"])
+    print("held: %d queued (%s) after %d tries" % (
+        held["values"]["sorted"],
+        ", ".join("%s %d" % (t, len(held["fifo"][t])) for t in ac_util.TYPES), tries))
+
+    ios = fio_total_ios(json.loads(out[out.find("{"):]))
+    ac_util.assert_idle_and_balanced(dev)
+    after = parse_debugfs(dev)
+    check_counts(after)
+    s = after["stats"]
+    assert all(s[k] >= before[k] for k in s), (before, s)
+    dispatched = sum(s["dispatched_" + t] - before["dispatched_" + t] for t in ac_util.TYPES)
+    assert s["dispatched_read_sync"] > before["dispatched_read_sync"], s
+    assert s["dispatched_write_sync"] > before["dispatched_write_sync"], s
+    inserted = s["inserted"] - before["inserted"]
+    assert 0 < inserted <= ios, (inserted, ios)
+    assert s["completed"] == s["inserted"] and s["head_inserts"] == s["head_dispatched"], s
+    # every command the device saw was dispatched by AC (none requeued)
+    dev_st = ssd.stats(dev)
+    if s["requeued"] == before["requeued"]:
+        assert dev_st["reads"] + dev_st["writes"] + dev_st["flushes"] == \
+            dispatched + s["head_dispatched"] - before["head_dispatched"], (dev_st, s)
+    assert dev_st["max_inflight"] <= HELD_SSD["queue_depth"], dev_st
 
 
 # How each supported kernel limits async requests (verified in its source):

@@ -286,6 +286,17 @@ def test_ac_debugfs_counters_are_read():
     assert gb.counters(None) == {}
 
 
+def test_ac_debugfs_values_are_gathered(tmp_path):
+    """state_after: every one-value file of AC's debugfs as 'name value'
+    lines; the tables are left out."""
+    gb = load_script("guest-bench")
+    for name, text in [("dir", "read\n"), ("sorted", "3\n"), ("stats", "inserted 4\n"),
+                       ("channels", "0 read 0 0 ZERO write 0 0 ZERO\n"), ("read_sync_fifo", "")]:
+        (tmp_path / name).write_text(text)
+    assert gb.ac_debugfs_values(str(tmp_path)) == "dir read\nsorted 3\n"
+    assert gb.ac_debugfs_values(str(tmp_path / "gone")) == ""
+
+
 def run_fio_json(read_iops, read_p99_ms, write_iops=0, write_p99_ms=0.0):
     """fio's JSON of one group: 4 KiB reads (and writes) per second over 4 s."""
     def side(iops, p99):
