@@ -43,7 +43,7 @@ unit:
 
 # checkpatch comes with the kernel source (scripts/checkpatch.pl).
 KERNEL_C := $(wildcard $(TOP)/*.c $(TOP)/*.h $(TOP)/sim/*.c $(TOP)/sim/*.h \
-	$(TOP)/tests/kmod/*.c $(TOP)/compat/probes/*.c $(TOP)/compat/probes/*.h)
+	$(TOP)/tests/kmod/*.c $(TOP)/bench/floor/*.c $(TOP)/compat/probes/*.c $(TOP)/compat/probes/*.h)
 checkpatch: probe
 	@cp=$(AC_KSRC_V)/scripts/checkpatch.pl; \
 	[ -f $$cp ] || { echo "checkpatch.pl not found in $(AC_KSRC_V)/scripts"; exit 1; }; \
