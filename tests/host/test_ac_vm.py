@@ -57,6 +57,34 @@ def test_guard_catches(kind):
     assert reports, kind
 
 
+# WARNINGs of ac-test-warn (the guest's guard self-test) in the 6.x format, as
+# 6.12 printed it, and the 7.x one; and reports that name the module's source
+# file but are not its WARNING.
+SELFTEST_WARNINGS = [
+    "[   13.170303] WARNING: CPU: 0 PID: 172 at /root/.cache/ac-iosched/build/6.12/tests/kmod/ac-test-warn.c:14"
+    " ac_test_warn_init+0x15/0xff0 [ac_test_warn]",
+    SAMPLES["WARNING (7.x format)"],
+]
+NOT_SELFTEST_WARNINGS = [
+    SAMPLES["WARNING"],
+    "[    5.1] UBSAN: shift-out-of-bounds in tests/kmod/ac-test-warn.c:14:5",
+    "[    5.1] BUG: unable to handle page fault for address: ffffc90000000000 (ac-test-warn)",
+]
+
+
+@pytest.mark.parametrize("line", SELFTEST_WARNINGS)
+def test_selftest_warning_recognised(line):
+    reports = klog_guard.scan(line)
+    assert len(reports) == 1 and klog_guard.is_selftest_warning(reports[0]), reports
+
+
+@pytest.mark.parametrize("line", NOT_SELFTEST_WARNINGS)
+def test_other_report_is_not_the_selftest_warning(line):
+    """Naming the module's source file does not make a report its WARNING."""
+    reports = klog_guard.scan(line)
+    assert len(reports) == 1 and not klog_guard.is_selftest_warning(reports[0]), reports
+
+
 def test_guard_quiet_on_clean_log():
     clean = "\n".join(["[ 0.0] Linux version 6.12.95", "[ 1.0] null_blk: disk nullb0 created",
                        "[ 2.0] ac_iosched: module verification failed: signature and/or required key missing - tainting kernel",
