@@ -43,6 +43,13 @@ SELFTEST_END = "ac-klog-guard: selftest end"
 SELFTEST_EXPECTED = "ac_test_warn"
 
 
+def is_selftest_warning(report):
+    """Whether @report (one of scan()'s) is a WARNING that names the
+    self-test module: by its name, or its source file ac-test-warn.c."""
+    return report.startswith("WARNING") and (
+        SELFTEST_EXPECTED in report or SELFTEST_EXPECTED.replace("_", "-") in report)
+
+
 def _reports(lines):
     res = []
     for line in lines:

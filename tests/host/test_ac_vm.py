@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """Host-side tests of the harness itself: the tool's interface, the kernel
-log guard on known reports, and a hung guest being killed and reported."""
+log guard on known reports, a hung guest being killed and reported, and the
+guest dying with the tool however the tool ends."""
 
 import os
+import shlex
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -53,6 +57,34 @@ def test_guard_catches(kind):
     assert reports, kind
 
 
+# WARNINGs of ac-test-warn (the guest's guard self-test) in the 6.x format, as
+# 6.12 printed it, and the 7.x one; and reports that name the module's source
+# file but are not its WARNING.
+SELFTEST_WARNINGS = [
+    "[   13.170303] WARNING: CPU: 0 PID: 172 at /root/.cache/ac-iosched/build/6.12/tests/kmod/ac-test-warn.c:14"
+    " ac_test_warn_init+0x15/0xff0 [ac_test_warn]",
+    SAMPLES["WARNING (7.x format)"],
+]
+NOT_SELFTEST_WARNINGS = [
+    SAMPLES["WARNING"],
+    "[    5.1] UBSAN: shift-out-of-bounds in tests/kmod/ac-test-warn.c:14:5",
+    "[    5.1] BUG: unable to handle page fault for address: ffffc90000000000 (ac-test-warn)",
+]
+
+
+@pytest.mark.parametrize("line", SELFTEST_WARNINGS)
+def test_selftest_warning_recognised(line):
+    reports = klog_guard.scan(line)
+    assert len(reports) == 1 and klog_guard.is_selftest_warning(reports[0]), reports
+
+
+@pytest.mark.parametrize("line", NOT_SELFTEST_WARNINGS)
+def test_other_report_is_not_the_selftest_warning(line):
+    """Naming the module's source file does not make a report its WARNING."""
+    reports = klog_guard.scan(line)
+    assert len(reports) == 1 and not klog_guard.is_selftest_warning(reports[0]), reports
+
+
 def test_guard_quiet_on_clean_log():
     clean = "\n".join(["[ 0.0] Linux version 6.12.95", "[ 1.0] null_blk: disk nullb0 created",
                        "[ 2.0] ac_iosched: module verification failed: signature and/or required key missing - tainting kernel",
@@ -71,3 +103,102 @@ def test_hung_guest_is_killed_and_reported(tmp_path):
     consoles = [os.path.join(d, "console.log") for d, _, f in os.walk(tmp_path) if "console.log" in f]
     assert consoles and os.path.getsize(consoles[0]) > 0
     assert "Linux version" in open(consoles[0], errors="replace").read()
+
+
+# Stands in for qemu-system-x86_64 (AC_VM_QEMU): answers vng's version probe,
+# otherwise records its pid and sleeps, booting nothing.  The pid is the
+# host's, from /proc/self/stat ($$ would be the one in the guest's PID
+# namespace, if it has one).
+STUB_SLEEP = "4242"
+QEMU_STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "QEMU emulator version 7.2.0"; exit 0; fi
+read -r pid _ < /proc/self/stat
+echo $pid > %(pid)s.tmp && mv %(pid)s.tmp %(pid)s
+exec sleep """ + STUB_SLEEP + "\n"
+
+
+def stub_start(pid):
+    """Start time of process @pid if it is the stub's sleep, else None (a
+    zombie is gone)."""
+    try:
+        with open("/proc/%d/cmdline" % pid) as f:
+            cmdline = f.read().split("\0")
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return None
+    fields = stat[stat.rindex(")") + 2:].split()
+    if fields[0] in "ZX" or cmdline[:2] != ["sleep", STUB_SLEEP]:
+        return None
+    return fields[19]
+
+
+@pytest.fixture
+def stub_guest(tmp_path):
+    """Start 'ac-vm run' with the QEMU stub; return (ac-vm's Popen, a
+    function telling whether the stub still runs) once the stub runs.
+    Whatever survives the test is killed afterwards."""
+    stub, pidfile = tmp_path / "qemu-stub", tmp_path / "qemu.pid"
+    stub.write_text(QEMU_STUB % {"pid": shlex.quote(str(pidfile))})
+    stub.chmod(0o755)
+    log = open(tmp_path / "ac-vm.log", "w+")
+
+    def default_signals():  # as from a terminal, even if pytest runs with some ignored
+        for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+            signal.signal(s, signal.SIG_DFL)
+
+    proc = subprocess.Popen([AC_VM, "--out", str(tmp_path / "out"), "run", "6.12", "--no-build",
+                             "--timeout", "900", "--", "true"],
+                            env=dict(os.environ, AC_VM_QEMU=str(stub)), stdout=log,
+                            stderr=subprocess.STDOUT, preexec_fn=default_signals)
+    pid = start = None
+    try:
+        deadline = time.time() + 1800  # ac-vm waits its turn if another guest runs
+        while not pidfile.exists():
+            log.seek(0)
+            assert proc.poll() is None, "ac-vm ended before the stub ran:\n" + log.read()[-3000:]
+            assert time.time() < deadline, "the stub never ran:\n" + log.read()[-3000:]
+            time.sleep(0.2)
+        pid = int(pidfile.read_text())
+        while not stub_start(pid):  # between its pid file and exec
+            assert time.time() < deadline, "pid %d is not the stub's sleep" % pid
+            time.sleep(0.1)
+        start = stub_start(pid)
+        yield proc, lambda: stub_start(pid) == start
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if start and stub_start(pid) == start:
+            os.kill(pid, signal.SIGKILL)
+        log.close()
+
+
+def gone_within(alive, seconds):
+    deadline = time.time() + seconds
+    while alive() and time.time() < deadline:
+        time.sleep(0.1)
+    return not alive()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP],
+                         ids=lambda s: s.name)
+def test_guest_dies_with_ac_vm_on_signal(stub_guest, tmp_path, sig):
+    """A signal that ends ac-vm (make check stopped, ^C, a closed terminal)
+    takes the guest's QEMU down with it; the console log is kept."""
+    proc, alive = stub_guest
+    assert alive()
+    proc.send_signal(sig)
+    rc = proc.wait(timeout=30)
+    assert gone_within(alive, 5), "QEMU outlived ac-vm (%s)" % sig.name
+    assert rc == 128 + sig
+    assert [d for d, _, f in os.walk(tmp_path / "out") if "console.log" in f]
+
+
+def test_guest_dies_with_ac_vm_on_sigkill(stub_guest):
+    """Even a SIGKILLed ac-vm, which cleans nothing up, takes QEMU down."""
+    proc, alive = stub_guest
+    assert alive()
+    proc.kill()
+    proc.wait(timeout=30)
+    assert gone_within(alive, 5), "QEMU outlived a SIGKILLed ac-vm"
