@@ -71,9 +71,10 @@ def scan(text):
         if SELFTEST_END in line and region is not None:
             reps = _reports(region)
             warns = [r for r in reps if r[0] == "WARNING"]
-            expected = any(SELFTEST_EXPECTED in l for l in region)
-            # Accept the self-test's WARN and its own trace, nothing else.
-            if not (len(warns) == 1 and expected and
+            # Accept the self-test's WARN (the WARNING line itself names
+            # the module) and its own trace, nothing else.
+            expected = len(warns) == 1 and is_selftest_warning("%s: %s" % warns[0])
+            if not (expected and
                     all(k in ("WARNING", "Call Trace") for k, _ in reps)):
                 bad += reps
             region = None

@@ -85,6 +85,28 @@ def test_other_report_is_not_the_selftest_warning(line):
     assert len(reports) == 1 and not klog_guard.is_selftest_warning(reports[0]), reports
 
 
+def _selftest_region(*lines):
+    return "\n".join(["[ 1.0] %s" % klog_guard.SELFTEST_BEGIN] + list(lines) +
+                     ["[ 2.0] %s" % klog_guard.SELFTEST_END])
+
+
+def test_selftest_region_accepts_only_its_own_warning():
+    """The self-test region passes with ac-test-warn's WARNING and its
+    trace; another module's WARNING there is reported even when the region
+    names ac_test_warn elsewhere (its load line)."""
+    ok = _selftest_region(
+        "[ 1.1] ac_test_warn: loading out-of-tree module taints kernel.",
+        "[ 1.2] WARNING: CPU: 0 PID: 172 at tests/kmod/ac-test-warn.c:14 "
+        "ac_test_warn_init+0x15/0xff0 [ac_test_warn]",
+        "[ 1.3] Call Trace:")
+    assert klog_guard.scan(ok) == []
+    other = _selftest_region(
+        "[ 1.1] ac_test_warn: loading out-of-tree module taints kernel.",
+        "[ 1.2] WARNING: CPU: 0 PID: 172 at block/blk-mq.c:100 blk_mq_foo+0x15/0x50",
+        "[ 1.3] Call Trace:")
+    assert any(r.startswith("WARNING") for r in klog_guard.scan(other))
+
+
 def test_guard_quiet_on_clean_log():
     clean = "\n".join(["[ 0.0] Linux version 6.12.95", "[ 1.0] null_blk: disk nullb0 created",
                        "[ 2.0] ac_iosched: module verification failed: signature and/or required key missing - tainting kernel",
