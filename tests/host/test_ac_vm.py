@@ -224,3 +224,14 @@ def test_guest_dies_with_ac_vm_on_sigkill(stub_guest):
     proc.kill()
     proc.wait(timeout=30)
     assert gone_within(alive, 5), "QEMU outlived a SIGKILLed ac-vm"
+
+
+@pytest.mark.parametrize("sep", [[], ["--"]])
+def test_bench_passes_options_through(sep):
+    """'ac-vm bench --dry-run' reaches bench/compare (argparse's REMAINDER
+    refused a leading option), with or without a '--'."""
+    res = subprocess.run([AC_VM, "bench"] + sep + ["--dry-run", "--reps", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stdout[-2000:]
+    assert "estimated duration" in res.stdout and "1 repetitions" in res.stdout, res.stdout[-2000:]
