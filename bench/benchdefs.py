@@ -48,7 +48,7 @@ PATTERNS = ["seqread", "seqwrite", "randread", "randwrite", "randrw50", "randrw9
 RANDOM_PATTERNS = ["randread", "randwrite", "randrw50", "randrw90"]
 DIRECT = [p + "-direct" for p in PATTERNS]
 BUFFERED = [p + "-buffered" for p in PATTERNS]
-RUW = ["readsunderwrites", "readsunderwrites-direct"]
+RUW = ["readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"]
 ALL_WORKLOADS = DIRECT + BUFFERED + RUW
 
 
@@ -201,6 +201,15 @@ for _p in RANDOM_PATTERNS:
 WORKLOADS["readsunderwrites"] = {
     "pattern": "readsunderwrites", "io": "buffered writer, direct sync readers", "bs": "4k/128k",
     "fs": True, "outstanding": None,  # writeback decides; see the job file
+    "env": {"READERS": READERS, "FILESIZE": "%dm" % FILE_MB, "WFILESIZE": "%dm" % WRITER_FILE_MB},
+    "files": [("reader.dat", FILE_MB), ("writer.dat", WRITER_FILE_MB)],
+    "figure": "read_p99",
+    "ramp_extra": 1,
+}
+WORKLOADS["readsunderwrites-bufread"] = {
+    "pattern": "readsunderwrites", "io": "buffered writer, buffered sync readers (their reads "
+    "reach the device as readahead)", "bs": "4k/128k",
+    "fs": True, "outstanding": None,
     "env": {"READERS": READERS, "FILESIZE": "%dm" % FILE_MB, "WFILESIZE": "%dm" % WRITER_FILE_MB},
     "files": [("reader.dat", FILE_MB), ("writer.dat", WRITER_FILE_MB)],
     "figure": "read_p99",
@@ -402,4 +411,4 @@ BEHIND_PROGRAM = 0.5
 PEER_READ_P99 = 3.0
 DEFAULTS_DEVICES = ["ssdsim-mismatch", "nullb"]
 MIXED_WORKLOADS = ["randrw50-direct", "randrw90-direct", "randrw50-buffered", "randrw90-buffered",
-                   "readsunderwrites", "readsunderwrites-direct"]
+                   "readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"]
