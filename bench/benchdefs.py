@@ -17,6 +17,21 @@ JOBS_DIR = os.path.join(BENCH_DIR, "jobs")
 # Round-robin order of every repetition (rotated by one each repetition).
 SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq", "ac"]
 STOCK = ["none", "mq-deadline", "kyber", "bfq"]
+# The floor (issue 16): bench/floor/floor-iosched.ko, elevator "floor", one
+# FIFO list and one lock, built with the test modules.  Not a scheduler
+# anyone would use: the CPU cost every elevator pays, which AC's is measured
+# against.  Never a default on ssdsim (the device, not the CPU, decides
+# there); part of every null_blk device's schedulers.  Not a "best other":
+# AC is compared with it in goals and columns of its own.
+FLOOR = "floor"
+REFERENCE_SCHEDULERS = [FLOOR]
+NULLB_SCHEDULERS = ["none", FLOOR, "mq-deadline", "kyber", "bfq", "ac"]
+ALL_SCHEDULERS = NULLB_SCHEDULERS   # every name --schedulers takes, in round-robin order
+
+
+def default_schedulers(spec):
+    """The schedulers a device runs unless --schedulers says otherwise."""
+    return list(spec.get("schedulers") or SCHEDULERS)
 
 # ------------------------------------------------------------------ devices
 #
@@ -50,6 +65,12 @@ DIRECT = [p + "-direct" for p in PATTERNS]
 BUFFERED = [p + "-buffered" for p in PATTERNS]
 RUW = ["readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"]
 ALL_WORKLOADS = DIRECT + BUFFERED + RUW
+
+
+NULLB_PARAMS = {"nr_devices": 1, "gb": 2, "bs": 512, "memory_backed": 0,
+                "hw_queue_depth": 32, "submit_queues": 1, "queue_mode": 2, "irqmode": 1}
+NULLB_NOT_RUN = ("buffered workloads: without memory backing null_blk cannot hold a "
+                 "filesystem, and buffered I/O there would measure the page cache")
 
 
 def _ssdsim(**over):
@@ -113,13 +134,12 @@ DEVICES = {
         "kind": "null_blk",
         "what": "null_blk, no memory backing, softirq completion: no device time at all, so "
                 "the figure is the scheduler's CPU cost per request",
-        "params": {"nr_devices": 1, "gb": 2, "bs": 512, "memory_backed": 0,
-                   "hw_queue_depth": 32, "submit_queues": 1, "queue_mode": 2, "irqmode": 1},
+        "params": dict(NULLB_PARAMS),
         "ac": {},
         "matched": None,
         "workloads": DIRECT,
-        "not_run": "buffered workloads: without memory backing null_blk cannot hold a "
-                   "filesystem, and buffered I/O there would measure the page cache",
+        "schedulers": NULLB_SCHEDULERS,
+        "not_run": NULLB_NOT_RUN,
     },
     # A real block device (--device): filled in by compare at run time.
     "real": {
@@ -155,6 +175,37 @@ for _qd in SWEEP_QUEUE_DEPTHS:
             "matched": True,
             "workloads": list(SWEEP_WORKLOADS),
             "sweep": {"queue_depth": _qd, "nr_requests": _nr},
+        }
+
+# The CPU matrix (bench/compare --cpu, issue 16): null_blk with 1 and 2
+# hardware queues (submit_queues) x 1, 2 and 4 submitting fio jobs, every
+# direct pattern, the floor among the schedulers.  Every point is a device
+# of its own; the points sharing null_blk's parameters share one load of the
+# module, guest-bench reloads it between the others (one boot).
+CPU_QUEUES = [1, 2]
+CPU_JOBS = [1, 2, 4]
+CPU_WORKLOADS = [p + "-direct" for p in PATTERNS]
+# the goals of issue 16 are measured on these (every null_blk device that ran the floor)
+CPU_GOAL_WORKLOADS = ["randread-direct", "randrw90-direct"]
+
+
+def cpu_name(queues, jobs):
+    return "nullb-q%d-j%d" % (queues, jobs)
+
+
+for _q in CPU_QUEUES:
+    for _j in CPU_JOBS:
+        DEVICES[cpu_name(_q, _j)] = {
+            "kind": "null_blk",
+            "what": "null_blk as nullb with %d hardware queue%s (submit_queues=%d), %d submitting "
+                    "fio job%s" % (_q, "s" if _q > 1 else "", _q, _j, "s" if _j > 1 else ""),
+            "params": dict(NULLB_PARAMS, submit_queues=_q),
+            "ac": {},
+            "matched": None,
+            "workloads": list(CPU_WORKLOADS),
+            "schedulers": NULLB_SCHEDULERS,
+            "not_run": NULLB_NOT_RUN,
+            "cpu": {"queues": _q, "jobs": _j},
         }
 
 # ------------------------------------------------------------ workloads
@@ -260,22 +311,29 @@ def device_queue_depth(spec):
     return spec.get("queue_depth")
 
 
-def job_shape(workload, nr_requests, queue_depth):
+def job_shape(workload, nr_requests, queue_depth, numjobs=None, queues=1):
     """{"IODEPTH", "NUMJOBS", "outstanding"} of @workload for a queue of
     @nr_requests (0: the kernel's default) in front of a device holding
-    @queue_depth commands; None for jobs without a queue depth of their own
-    (reads under buffered writes: writeback decides)."""
+    @queue_depth commands in each of its @queues hardware queues; None for
+    jobs without a queue depth of their own (reads under buffered writes:
+    writeback decides).  @numjobs (the CPU matrix) replaces the default 2
+    jobs: the random jobs share the same outstanding I/O among them, the
+    sequential ones keep 64 each."""
     w = WORKLOADS[workload]
     if not w.get("deep"):
         if w.get("outstanding") is None:
             return None
         shape = {k: w["env"][k] for k in ("IODEPTH", "NUMJOBS") if k in w["env"]}
-        shape["outstanding"] = w["outstanding"]
+        if numjobs and "NUMJOBS" in shape:
+            shape["NUMJOBS"] = numjobs
+        shape["outstanding"] = shape["IODEPTH"] * shape["NUMJOBS"] if "NUMJOBS" in shape \
+            else w["outstanding"]
         return shape
     nr = nr_requests or kernel_nr_requests(queue_depth or 32)
-    want = nr + 2 * (queue_depth or 32)
-    per = -(-want // NUMJOBS)
-    return {"IODEPTH": per, "NUMJOBS": NUMJOBS, "outstanding": per * NUMJOBS}
+    want = (nr + 2 * (queue_depth or 32)) * max(1, queues or 1)
+    jobs = numjobs or NUMJOBS
+    per = -(-want // jobs)
+    return {"IODEPTH": per, "NUMJOBS": jobs, "outstanding": per * jobs}
 
 
 # ------------------------------------------------------------ run modes
@@ -313,6 +371,13 @@ MODES = {
                     for qd in SWEEP_QUEUE_DEPTHS for nr in SWEEP_NR_REQUESTS},
         "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
     },
+    # issue 16's CPU matrix: null_blk with 1 and 2 hardware queues x 1, 2, 4
+    # fio jobs, the six direct patterns, the floor among the schedulers, one
+    # boot.  Its own mode (bench/compare --cpu).
+    "cpu": {
+        "devices": {cpu_name(q, j): list(CPU_WORKLOADS) for q in CPU_QUEUES for j in CPU_JOBS},
+        "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
+    },
 }
 
 # Seconds a run costs beyond ramp + runtime (scheduler switch, fio start and
@@ -320,6 +385,9 @@ MODES = {
 # pre-create, umount with the flush of what is still dirty).  Measured on the
 # 2-core TCG machines; the estimate printed before a run uses them.
 RUN_OVERHEAD_S = {"ssdsim": 2.0, "null_blk": 1.8, "real": 2.0}
+# unloading null_blk and loading it with another device's parameters (the
+# CPU matrix's queue counts), once per repetition and parameter set
+NULLB_RELOAD_S = 2.0
 FS_OVERHEAD_S = 11.0
 # draining 128 outstanding 128 KiB writes at the end of a run (ssdsim: ~4 MB/s)
 DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-direct"): 4.0}
@@ -339,22 +407,34 @@ def estimate(plan):
     out = []
     for boot in plan["boots"]:
         t = BOOT_S
+        nullb = set()
         for dev in boot["devices"]:
             kind = dev.get("kind") or DEVICES[dev["name"]]["kind"]
+            scheds = dev.get("schedulers") or plan["schedulers"]
             for wl in dev["workloads"]:
-                t += plan["reps"] * len(plan["schedulers"]) * run_seconds(
+                t += plan["reps"] * len(scheds) * run_seconds(
                     kind, wl, plan["runtime"], plan["ramp"])
+            if kind == "null_blk":
+                nullb.add(json_key(dev.get("params") or DEVICES[dev["name"]]["params"]))
+        if len(nullb) > 1:
+            t += plan["reps"] * len(nullb) * NULLB_RELOAD_S
         names = [d["name"] for d in boot["devices"]]
         out.append(("+".join(names) if len(names) <= 3 else "%s and %d more devices" % (names[0], len(names) - 1),
                     t))
     return out
 
 
+def json_key(params):
+    """A hashable key of a parameter dict."""
+    return tuple(sorted((k, str(v)) for k, v in params.items()))
+
+
 def mode_estimate(mode):
     """Seconds of guest work of run mode @mode with its defaults (its
-    devices with their default workloads, every scheduler)."""
+    devices with their default workloads and schedulers)."""
     m = MODES[mode]
-    devs = [{"name": n, "workloads": w} for n, w in m["devices"].items()]
+    devs = [{"name": n, "workloads": w, "schedulers": default_schedulers(DEVICES[n])}
+            for n, w in m["devices"].items()]
     boots = [{"devices": devs}] if m["one_boot"] else [{"devices": [d]} for d in devs]
     return sum(t for _, t in estimate({"boots": boots, "reps": m["reps"], "runtime": m["runtime"],
                                        "ramp": m["ramp"], "schedulers": SCHEDULERS}))
@@ -410,5 +490,13 @@ MIX_READ_P99 = 0.80
 BEHIND_PROGRAM = 0.5
 PEER_READ_P99 = 3.0
 DEFAULTS_DEVICES = ["ssdsim-mismatch", "nullb"]
+# issue 16, on null_blk against the floor: AC's IOPS >= FLOOR_IOPS x the
+# floor's and >= the better of mq-deadline and kyber (x PEERS_IOPS); AC's
+# CPU per I/O (the whole guest's, see CPU_METRIC) <= FLOOR_CPU x the floor's
+FLOOR_IOPS = 0.97
+PEERS_IOPS = 1.0
+FLOOR_PEERS = ["mq-deadline", "kyber"]
+FLOOR_CPU = 1.05
+CPU_METRIC = "machine_cpu_us_per_io"
 MIXED_WORKLOADS = ["randrw50-direct", "randrw90-direct", "randrw50-buffered", "randrw90-buffered",
                    "readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"]

@@ -457,3 +457,206 @@ def test_sweep_summary_table(tmp_path):
     except ImportError:
         return
     assert os.path.exists(os.path.join(root, "sweep.png"))
+
+
+# ------------------------------------------------------------- issue 16
+
+def test_the_floor_runs_on_null_blk_and_not_on_ssdsim():
+    bd = load_script("benchdefs.py")
+    _, plan = plan_of()
+    devs = plan_devices(plan)
+    assert devs["ssdsim-stripe"]["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac"]
+    assert devs["nullb"]["schedulers"] == ["none", "floor", "mq-deadline", "kyber", "bfq", "ac"]
+    assert plan["schedulers"] == bd.NULLB_SCHEDULERS
+    # asked for, it runs anywhere; the order stays the round-robin one
+    _, plan = plan_of("--schedulers", "ac,floor,none")
+    assert {tuple(d["schedulers"]) for d in plan_devices(plan).values()} == {("none", "floor", "ac")}
+    res = subprocess.run([os.path.join(BENCH, "compare"), "--dry-run", "--schedulers", "none,cfq"],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert res.returncode != 0 and "unknown scheduler 'cfq'" in res.stdout
+
+
+def test_the_estimate_counts_each_devices_schedulers():
+    bd = load_script("benchdefs.py")
+    _, plan = plan_of("--workloads", "randread-direct", "--reps", "1")
+    ssd = bd.run_seconds("ssdsim", "randread-direct", plan["runtime"], plan["ramp"])
+    nullb = bd.run_seconds("null_blk", "randread-direct", plan["runtime"], plan["ramp"])
+    assert abs(bd.estimate(plan)[0][1] - (bd.BOOT_S + 5 * ssd + 6 * nullb)) < 1e-6
+    _, plan = plan_of("--workloads", "randread-direct", "--reps", "1", "--dry-run")
+    assert sum(len(d["workloads"]) * len(d["schedulers"]) for d in plan_devices(plan).values()) == 11
+
+
+def test_cpu_mode_is_one_boot_of_six_null_blk_points():
+    bd = load_script("benchdefs.py")
+    _, plan = plan_of("--cpu")
+    assert plan["mode"] == "cpu" and len(plan["boots"]) == 1
+    devs = plan["boots"][0]["devices"]
+    assert {(d["cpu"]["queues"], d["cpu"]["jobs"]) for d in devs} == {(q, j) for q in (1, 2) for j in (1, 2, 4)}
+    for d in devs:
+        q, j = d["cpu"]["queues"], d["cpu"]["jobs"]
+        assert d["name"] == "nullb-q%d-j%d" % (q, j)
+        assert d["kind"] == "null_blk" and d["params"]["submit_queues"] == q
+        assert d["schedulers"] == ["none", "floor", "mq-deadline", "kyber", "bfq", "ac"]
+        assert d["workloads"] == ["seqread-direct", "seqwrite-direct", "randread-direct", "randwrite-direct",
+                                  "randrw50-direct", "randrw90-direct"]
+        for wl in d["workloads"]:
+            shape = d["jobs"][wl]
+            assert shape["NUMJOBS"] == j
+            if wl.startswith("seq"):
+                assert shape["IODEPTH"] == 64
+            else:   # the queue of every hardware queue stays full, shared among the jobs
+                assert shape["outstanding"] >= q * (256 + 2 * 32)
+                assert shape["IODEPTH"] == -(-q * 320 // j)
+    assert plan["reps"] == 3 and plan["runtime"] == 4 and plan["ramp"] == 1
+    assert bd.MODES["cpu"]["one_boot"]
+
+
+def test_cpu_mode_dry_run_prints_the_estimate_and_takes_points():
+    cmd = [os.path.join(BENCH, "compare"), "--cpu", "--dry-run", "--reps", "1", "--runtime", "2",
+           "--workloads", "randread-direct", "--devices", "nullb-q1-j1,nullb-q2-j4"]
+    res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+    assert res.returncode == 0, res.stdout
+    assert "Scheduler comparison (cpu)" in res.stdout
+    assert "[2 hardware queue(s), 4 fio job(s)]" in res.stdout
+    assert "640 (4 x 160): randread-direct" in res.stdout
+    assert "12 fio runs; estimated duration" in res.stdout
+    for extra in (["--full"], ["--sweep"], ["--devices", "ssdsim-stripe"]):
+        res = subprocess.run([os.path.join(BENCH, "compare"), "--cpu", "--dry-run"] + extra,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=60)
+        assert res.returncode != 0 and "--cpu" in res.stdout, extra
+
+
+def test_cpu_window_is_the_measured_part_of_the_run():
+    gb = load_script("guest-bench")
+    # (time, busy jiffies, total jiffies, I/Os completed): I/O from 0.2 s
+    # to 1.6 s, a 0.5 s ramp
+    s = [(0.0, 0, 0, 0), (0.2, 10, 100, 0), (0.4, 20, 200, 100), (0.6, 30, 300, 200), (0.8, 40, 400, 300),
+         (1.0, 50, 500, 400), (1.2, 60, 600, 500), (1.4, 70, 700, 600), (1.6, 72, 800, 650),
+         (1.8, 73, 900, 650)]
+    w = gb.cpu_window(s, 0.5)
+    # from 0.4 + 0.5 (the first sample at or after it: 1.0) to 1.4 (the one
+    # before the last that saw I/O complete)
+    assert (w["seconds"], w["busy_jiffies"], w["total_jiffies"], w["ios"]) == (0.4, 20, 200, 200)
+    assert gb.cpu_window(s[:3], 0.5) is None      # no window left after the ramp
+    assert gb.cpu_window([(0, 0, 0, 5), (1, 1, 1, 5)], 0) is None
+    sm = load_script("summarize")
+    m = sm.window_cpu(dict(w, hz=100))
+    assert abs(m["machine_cpu_us_per_io"] - 0.2 * 1e6 / 200) < 1e-9   # 20 jiffies = 0.2 s over 200 I/Os
+    assert abs(m["machine_cpus_busy"] - 0.5) < 1e-9
+    assert sm.window_cpu(None) == {} and sm.window_cpu(dict(w, ios=0)) == {}
+
+
+def test_null_blk_points_are_reloaded_only_when_their_parameters_differ(monkeypatch):
+    gb = load_script("guest-bench")
+    calls = []
+    monkeypatch.setattr(gb, "sh", lambda cmd, **kw: calls.append(" ".join(cmd)) or (0, ""))
+
+    def fake_load(self):
+        calls.append("load q%s" % self.params["submit_queues"])
+        gb.Device.nullb_loaded = gb.bd.json_key(self.params)
+    monkeypatch.setattr(gb.Device, "load", fake_load)
+    devs = {n: gb.Device(dict(gb.bd.DEVICES[n], name=n)) for n in ("nullb-q1-j1", "nullb-q1-j4", "nullb-q2-j1")}
+    assert devs["nullb-q1-j4"].path == "/dev/nullb0" and devs["nullb-q1-j4"].cpu == {"queues": 1, "jobs": 4}
+    assert devs["nullb-q1-j1"].use() == "modprobe null_blk " + " ".join(
+        "%s=%s" % kv for kv in gb.bd.DEVICES["nullb-q1-j1"]["params"].items())
+    assert devs["nullb-q1-j4"].use() is None            # the same null_blk
+    assert devs["nullb-q2-j1"].use().startswith("modprobe -r null_blk; modprobe null_blk ")
+    assert calls == ["load q1", "modprobe -r null_blk", "load q2"]
+
+
+def test_every_device_rotates_its_own_schedulers(tmp_path):
+    gb = load_script("guest-bench")
+    b = gb.Bench({"reps": 2, "schedulers": gb.bd.NULLB_SCHEDULERS, "runtime": 1, "ramp": 0}, str(tmp_path))
+
+    class Dev:
+        def __init__(self, name, scheds):
+            self.name, self.workloads, self.schedulers = name, ["randread-direct"], scheds
+    b.devices = [Dev("ssdsim-stripe", gb.bd.SCHEDULERS), Dev("nullb", gb.bd.NULLB_SCHEDULERS)]
+    b.total, b.info, b.saved_sysctl = 22, {}, {}
+    seen = []
+
+    def run_one(dev, wl, sched, rep, order):
+        seen.append((rep, dev.name, sched))
+        b.done += 1
+        return {"status": "unavailable"}
+    b.run_one = run_one
+    b.run()
+    assert [s for r, d, s in seen if (r, d) == (1, "nullb")] == gb.bd.NULLB_SCHEDULERS
+    assert [s for r, d, s in seen if (r, d) == (2, "nullb")][0] == "floor"
+    assert [s for r, d, s in seen if (r, d) == (2, "ssdsim-stripe")][0] == "mq-deadline"
+    assert "floor" not in [s for r, d, s in seen if d == "ssdsim-stripe"]
+    assert len(seen) == 22
+
+
+def cpu_run(root, dev, wl, sched, rep, iops, cpu_us):
+    """A null_blk run with @iops and the whole guest's CPU per I/O @cpu_us
+    (over a 2 s window at HZ 250)."""
+    ios = int(iops * 2)
+    write_run(root, dev, wl, sched, rep, run_fio_json(iops, 1.0),
+              {"cpu_window": {"seconds": 2.0, "busy_jiffies": int(round(cpu_us * ios * 250 / 1e6)),
+                              "total_jiffies": 1000, "ios": ios, "hz": 250, "cpus": 2}})
+
+
+def test_floor_goals_and_the_cpu_matrix(tmp_path):
+    root = str(tmp_path)
+    scheds = ["none", "floor", "mq-deadline", "kyber", "bfq", "ac"]
+    # nullb-q1-j1: AC meets all three; nullb-q2-j4: AC loses all three
+    fig = {"nullb-q1-j1": {"none": (50000, 40), "floor": (45000, 44), "mq-deadline": (40000, 50),
+                           "kyber": (42000, 48), "bfq": (20000, 100), "ac": (44000, 45)},
+           "nullb-q2-j4": {"none": (60000, 33), "floor": (55000, 36), "mq-deadline": (50000, 40),
+                           "kyber": (52000, 38), "bfq": (25000, 80), "ac": (50000, 40)}}
+    for dev, per in fig.items():
+        for wl in ("randread-direct", "randrw90-direct", "seqread-direct"):
+            for s, (iops, cpu) in per.items():
+                cpu_run(root, dev, wl, s, 1, iops, cpu)
+    summary, md = summarize(root, {"schedulers": scheds, "reps": 1, "runtime": 2, "ramp": 1, "mode": "cpu"})
+    g16 = [g for g in summary["goals"] if g["issue"] == 16]
+    assert len(g16) == 2 * 2 * 3         # 2 points x randread, randrw90 x 3 goals
+    goals = {(g["device"], g["workload"], g["name"]): g for g in g16}
+    g = goals[("nullb-q1-j1", "randread-direct", "null_blk: AC IOPS >= 0.97 x floor")]
+    assert g["measured"] == round(44000 / 45000, 4) and g["met"] is True and g["against"] == "floor"
+    assert g["queues"] == 1 and g["jobs"] == 1
+    g = goals[("nullb-q1-j1", "randrw90-direct", "null_blk: AC IOPS >= max(mq-deadline, kyber)")]
+    assert g["measured"] == round(44000 / 42000, 4) and g["against"] == "kyber" and g["met"] is True
+    g = goals[("nullb-q1-j1", "randread-direct", "null_blk: AC CPU per I/O <= 1.05 x floor")]
+    assert g["metric"] == "machine_cpu_us_per_io" and g["comparison"] == "<="
+    assert abs(g["measured"] - 45 / 44) < 0.01 and g["met"] is True
+    # AC's losses are kept and shown
+    lost = [g for g in g16 if g["device"] == "nullb-q2-j4"]
+    assert [g["met"] for g in lost] == [False] * 6
+    assert goals[("nullb-q2-j4", "randread-direct", "null_blk: AC CPU per I/O <= 1.05 x floor")]["measured"] > 1.05
+    assert "| null_blk: AC IOPS >= 0.97 x floor | nullb-q2-j4 | randread-direct | 0.909 | >= 0.97 (vs floor) | **no** |" \
+        in md
+    # no goals on sequential workloads, none of the "geometry not told" kind on the matrix's points
+    assert not [g for g in summary["goals"] if g["workload"] == "seqread-direct"]
+    assert not [g for g in summary["goals"] if g["name"].startswith("geometry not told")]
+    # the matrix: every workload and point, floor never the "best other"
+    pts = {(p["workload"], p["queues"], p["jobs"]): p for p in summary["cpu_matrix"]}
+    assert len(pts) == 6
+    p = pts[("randread-direct", 2, 4)]
+    assert p["iops"]["floor"] == 55000 and p["ac_iops_vs_floor"] == round(50000 / 55000, 4)
+    assert p["best_peer"] == "kyber" and p["ac_iops_vs_peers"] == round(50000 / 52000, 4)
+    assert "## null_blk: IOPS and CPU per I/O against the floor (issue 16)" in md
+    assert "| randread-direct | 2 | 4 | 60000 / 33.0 | 55000 / 36.0 |" in md
+    iops_table = md.split("**IOPS (IOPS)**")[1].split("**")[0]
+    assert "vs none" in iops_table and "vs floor" not in iops_table
+    assert "| none | floor | mq-deadline | kyber | bfq | ac | AC / best other | AC / floor |" in md
+
+
+def test_floor_goals_need_the_floor(tmp_path):
+    root = str(tmp_path)
+    # an older run without the floor: no issue 16 goals
+    for s in ("none", "mq-deadline", "ac"):
+        cpu_run(root, "nullb", "randread-direct", s, 1, 1000, 50)
+    summary, _ = summarize(root, {"schedulers": ["none", "mq-deadline", "ac"], "reps": 1, "runtime": 4,
+                                  "ramp": 1})
+    assert not [g for g in summary["goals"] if g["issue"] == 16] and summary["cpu_matrix"] == []
+    # the floor could not be loaded: the goals say so (met null)
+    write_run(root, "nullb", "randread-direct", "floor", 1, {}, {"status": "unavailable", "error": "no ko"})
+    summary, md = summarize(root, {"schedulers": ["none", "floor", "mq-deadline", "ac"], "reps": 1,
+                                   "runtime": 4, "ramp": 1})
+    g16 = {g["name"]: g for g in summary["goals"] if g["issue"] == 16}
+    assert g16["null_blk: AC IOPS >= 0.97 x floor"]["met"] is None
+    assert g16["null_blk: AC IOPS >= max(mq-deadline, kyber)"]["met"] is True
+    assert "kyber has no figure" in g16["null_blk: AC IOPS >= max(mq-deadline, kyber)"]["note"]
+    assert g16["null_blk: AC CPU per I/O <= 1.05 x floor"]["met"] is None
