@@ -196,6 +196,19 @@ static void ac_unqueue(struct ac_data *ad, struct request *rq)
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
 }
 
+/*
+ * Caps held every queued request back (cap_waiting) and something changed
+ * that may let one go: run the queue, once.  Safe without the lock and in
+ * interrupt context (the queue runs asynchronously).
+ */
+static void ac_wake_capped(struct ac_data *ad)
+{
+	if (READ_ONCE(ad->cap_waiting)) {
+		WRITE_ONCE(ad->cap_waiting, false);
+		blk_mq_run_hw_queues(ad->q, true);
+	}
+}
+
 /* The sync type of @type's direction. */
 static enum ac_type ac_sync_type(enum ac_type type)
 {
@@ -259,10 +272,7 @@ static void ac_absorb(struct ac_data *ad, struct request *rq,
 	 * the old earliest deadline may be too late (and a bio merge does not
 	 * run the queue): pick again now, which arms it anew.
 	 */
-	if (READ_ONCE(ad->cap_waiting)) {
-		WRITE_ONCE(ad->cap_waiting, false);
-		blk_mq_run_hw_queues(ad->q, true);
-	}
+	ac_wake_capped(ad);
 }
 
 /* The deadline a request or bio of @type arriving now would get. */
@@ -662,10 +672,7 @@ static void ac_occ_put(struct ac_data *ad, struct request *rq)
 				      AC_RQ_UNIT_MASK));
 	/* the count before the flag: pairs with the smp_mb() in ac_pick() */
 	smp_mb__after_atomic();
-	if (READ_ONCE(ad->cap_waiting)) {
-		WRITE_ONCE(ad->cap_waiting, false);
-		blk_mq_run_hw_queues(rq->q, true);
-	}
+	ac_wake_capped(ad);
 }
 
 /*
@@ -952,8 +959,8 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 			      enum elv_merge kind)
 {
 	struct ac_data *ad = ac_queue_data(q);
-	enum ac_type type = ac_rq_type(rq);
 	u32 group = ac_rq_group(rq);
+	enum ac_type type;
 	u32 new_group;
 
 	lockdep_assert_held(&ad->lock);
@@ -965,6 +972,7 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 	    !(ac_rq_flags(rq) & AC_RQ_SORTED))
 		return;
 
+	/* after ac_absorb(), which may have retyped it */
 	type = ac_rq_type(rq);
 	ad->stats.front_merges++;
 	elv_rb_del(&ad->sort[group][type], rq);

@@ -237,10 +237,6 @@ int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 	ac_attach(q, eq, ad);
 	return 0;
 }
-
-void ac_exit_free(struct ac_data *ad)
-{
-}
 #elif defined(AC_HAVE_INIT_SCHED_EQ)
 /* The core allocates the elevator_queue; init_sched runs frozen. */
 int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
@@ -251,11 +247,6 @@ int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 		return -ENOMEM;
 	ac_attach(q, eq, ad);
 	return 0;
-}
-
-void ac_exit_free(struct ac_data *ad)
-{
-	ac_data_free(ad);
 }
 #else
 int ac_init_sched(struct request_queue *q, struct elevator_type *e)
@@ -275,12 +266,15 @@ int ac_init_sched(struct request_queue *q, struct elevator_type *e)
 	ac_attach(q, eq, ad);
 	return 0;
 }
+#endif
 
+/* With alloc_sched_data the core frees the data, after exit_sched. */
 void ac_exit_free(struct ac_data *ad)
 {
+#ifndef AC_HAVE_ALLOC_SCHED_DATA
 	ac_data_free(ad);
-}
 #endif
+}
 
 #ifdef AC_HAVE_INSERT_FLAGS
 void ac_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
