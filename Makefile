@@ -7,6 +7,8 @@
 # make lint            checkpatch --strict, sparse and W=1 (warnings fail)
 # make check           everything: unit, lint and builds for all supported
 #                      kernels, guest test suites (README: the test command)
+# make check-debug     the guest suites on the lockdep/KASAN/fault-injection
+#                      kernel (built once, cached)
 # make install / uninstall, install-udev, install-modprobe
 
 KVER ?= $(shell uname -r)
@@ -17,7 +19,7 @@ GENERATED := $(TOP)/compat/generated/ac-compat.h
 # Resolved once per make run; an empty result stops with ac-ksrc's message.
 AC_KSRC = $(shell $(TOP)/scripts/ac-ksrc '$(KDIR)' '$(KSRC)' || echo __ERROR__)
 
-.PHONY: all modules probe clean unit lint checkpatch sparse check install dkms-test \
+.PHONY: all modules probe clean unit lint checkpatch sparse check check-debug install dkms-test \
 	uninstall install-udev install-modprobe help
 
 all: modules
@@ -62,6 +64,11 @@ lint: checkpatch sparse
 
 check:
 	@$(TOP)/scripts/ac-check
+
+# The guest suites on the lockdep/KASAN/fault-injection kernel (README,
+# "The debug kernel"); not part of check, which it would push past CI's time.
+check-debug:
+	@$(TOP)/scripts/ac-check --debug
 
 install: modules
 	$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' modules_install

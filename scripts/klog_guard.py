@@ -30,7 +30,12 @@ PATTERNS = [
     (r"blocked for more than \d+ seconds", "hung task"),
     (r"rcu: INFO: .*detected stalls|self-detected stall|rcu_.*stall", "RCU stall"),
     (r"possible circular locking dependency|possible recursive locking|"
-     r"inconsistent lock state|suspicious RCU usage", "lockdep"),
+     r"inconsistent lock state|suspicious RCU usage|lock inversion dependency|"
+     r"bad unlock balance|lock held when returning to user space|"
+     r"trying to register non-static key|DEBUG_LOCKS_WARN_ON|"
+     r"turning off the locking correctness validator", "lockdep"),
+    # DEBUG_OBJECTS: a timer/work/rcu_head freed, reused or initialised wrong
+    (r"\bODEBUG: ", "debugobjects"),
     (r"Call Trace:", "Call Trace"),
     (r"Kernel panic", "panic"),
     (r"list_(add|del) corruption", "list corruption"),

@@ -249,53 +249,6 @@ def test_tiny_loop_fewer_sectors_than_channels(ac_loaded, loops):
     record_counts("edge_tiny_loop", ios_verified=ios)
 
 
-CONFIGFS = "/sys/kernel/config/nullb"
-
-
-def nullb_dev(item, wait=True):
-    """The disk of a configfs null_blk: named after the item on newer
-    kernels, nullb<index> on older ones."""
-    names = [os.path.basename(item), "nullb" + read(os.path.join(item, "index"))]
-    for _ in range(50 if wait else 1):
-        for n in names:
-            if os.path.exists("/sys/block/%s/queue/scheduler" % n) and os.path.exists("/dev/" + n):
-                return "/dev/" + n
-        time.sleep(0.1)
-    assert not wait, "no disk for %s (tried %s)" % (item, names)
-    return None
-
-
-@pytest.fixture
-def configfs_nullb():
-    """A null_blk device made through configfs (any size in MiB)."""
-    assert not ac_util.module_loaded("null_blk"), "null_blk already loaded"
-    sh("modprobe null_blk nr_devices=0")       # loads configfs too
-    sh("mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config")
-    assert os.path.isdir(CONFIGFS), "null_blk has no configfs interface"
-    made = []
-
-    def make(name, **attrs):
-        d = os.path.join(CONFIGFS, name)
-        os.mkdir(d)
-        made.append(d)
-        for k, v in attrs.items():
-            assert write(os.path.join(d, k), str(v)) == 0, (k, v)
-        assert write(os.path.join(d, "power"), "1") == 0
-        return nullb_dev(d)
-
-    yield make
-    for d in made:
-        dev = nullb_dev(d, wait=False)
-        if dev:
-            write("/sys/block/%s/queue/scheduler" % os.path.basename(dev), "none")
-        write(os.path.join(d, "power"), "0")
-        os.rmdir(d)
-    for _ in range(20):
-        if sh("rmmod null_blk", check=False).returncode == 0:
-            break
-        time.sleep(0.5)
-
-
 def test_tiny_null_blk(ac_loaded, configfs_nullb):
     dev = configfs_nullb("actiny", size=1, blocksize=512, memory_backed=1, hw_queue_depth=4)
     sectors = int(read("/sys/block/%s/size" % os.path.basename(dev)))

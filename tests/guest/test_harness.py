@@ -1,15 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The harness proves itself: the kernel log guard sees a WARN, and the stock
-schedulers carry real, verified I/O on null_blk in this guest."""
+"""The harness proves itself: the kernel log guard sees a WARN, the stock
+schedulers carry real, verified I/O on null_blk in this guest, and on the
+debug kernel its checkers are armed."""
 
 import json
 import random
+import re
 import subprocess
 
 import pytest
 
-from conftest import (STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
-                      kmsg, rmmod, set_scheduler, sh)
+import ac_util
+from conftest import (KVER, STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
+                      kmsg, module_path, rmmod, set_scheduler, sh)
 
 
 def test_guard_catches_warn():
@@ -70,3 +73,29 @@ def test_stock_scheduler_switching_under_load(null_blk):
     assert data["jobs"][0]["error"] == 0
     assert data["jobs"][0]["write"]["total_ios"] == 48 * 256
     assert switches >= 5, "fio ended before the scheduler could be switched"
+
+
+def test_debug_kernel_checks_armed():
+    """On the debug kernel (make check-debug), the checkers are on and see
+    AC: KASAN initialised, lockdep validating and tracking AC's own lock
+    after I/O went through AC, AC's module built with KASAN's checks.
+    Without this a debug run could pass by checking nothing."""
+    if not KVER.endswith("-debug"):
+        pytest.skip("only on the debug kernel (make check-debug)")
+    assert "KernelAddressSanitizer initialized" in sh("dmesg").stdout
+    ac_util.load()
+    sh("modprobe null_blk nr_devices=1")
+    try:
+        set_scheduler("/dev/nullb0", "ac")
+        sh("dd if=/dev/nullb0 of=/dev/null bs=4k count=256 iflag=direct")
+        # (lockdep forgets a module's lock classes when it is unloaded)
+        classes = open("/proc/lockdep").read()
+        set_scheduler("/dev/nullb0", "none")
+    finally:
+        rmmod("null_blk")
+        ac_util.unload(check=False)
+    stats = open("/proc/lockdep_stats").read()
+    assert re.search(r"debug_locks:\s*1\b", stats), stats
+    assert "&ad->lock" in classes, "lockdep never saw AC's lock"
+    with open(module_path(ac_util.KO), "rb") as f:
+        assert b"__asan_" in f.read(), "ac-iosched.ko carries no KASAN checks"

@@ -50,6 +50,16 @@ SAMPLES = {
     "RCU stall": "[ 30.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:",
     "Call Trace": "[ 1.0]  Call Trace:",
     "UBSAN": "[ 1.0] UBSAN: shift-out-of-bounds in src/ac-policy.c:10:5",
+    # what the debug kernel (make check-debug) reports
+    "KASAN": "[ 9.9] BUG: KASAN: slab-use-after-free in ac_dispatch_request+0x3c/0x90 [ac_iosched]",
+    "lockdep circular": "[ 9.9] WARNING: possible circular locking dependency detected",
+    "lockdep irq inversion": "[ 9.9] WARNING: possible irq lock inversion dependency detected",
+    "lockdep non-static key": "[ 9.9] INFO: trying to register non-static key.",
+    "lockdep off": "[ 9.9] turning off the locking correctness validator.",
+    "DEBUG_LOCKS_WARN_ON": "[ 9.9] DEBUG_LOCKS_WARN_ON(1)",
+    "sleeping in atomic": "[ 9.9] BUG: sleeping function called from invalid context at block/blk-mq.c:100",
+    "DEBUG_OBJECTS": "[ 9.9] ODEBUG: free active (active state 0) object: 00000000b6a4d3c2 object type: timer_list",
+    "list corruption": "[ 9.9] list_add corruption. prev->next should be next (ffff8881), but was ffff8882.",
 }
 
 
@@ -237,3 +247,27 @@ def test_bench_passes_options_through(sep):
                          timeout=120)
     assert res.returncode == 0, res.stdout[-2000:]
     assert "estimated duration" in res.stdout and "1 repetitions" in res.stdout, res.stdout[-2000:]
+
+
+def ac_vm_module():
+    """scripts/ac-vm imported as a module (it has no .py suffix)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("ac_vm_script", AC_VM)
+    spec = importlib.util.spec_from_loader("ac_vm_script", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("stats,ok", [(" debug_locks:                             1\n", True),
+                                      (" debug_locks:                             0\n", False),
+                                      ("garbage\n", False)])
+def test_run_fails_when_lockdep_switched_off(tmp_path, stats, ok):
+    """A debug run whose lockdep ended switched off (its first report, or
+    out of room) checked nothing after that: the run fails."""
+    (tmp_path / "status").write_text("0\n")
+    (tmp_path / "dmesg.txt").write_text("[ 0.1] clean\n")
+    (tmp_path / "lockdep_stats").write_text(stats)
+    good, reasons = ac_vm_module().judge("6.12-debug", str(tmp_path), False, "")
+    assert good == ok, reasons
