@@ -111,15 +111,17 @@ static u64 ac_disk_capacity(struct ac_data *ad)
 	return ad->q->disk ? get_capacity(ad->q->disk) : 0;
 }
 
-static struct ac_map ac_map_of(struct ac_data *ad)
+/* Rebuild the prepared map from the layout tunables and the capacity. */
+static void ac_map_update(struct ac_data *ad)
 {
-	return (struct ac_map) {
+	ad->map = (struct ac_map) {
 		.mapping = ad->mapping,
 		.nr_channels = ad->nr_channels,
 		.capacity = ad->capacity,
 		.stripe_sectors = ad->stripe_kb * 2,
 		.dies = ad->dies_per_channel,
 	};
+	ac_map_prepare(&ad->map);
 }
 
 /*
@@ -128,9 +130,7 @@ static struct ac_map ac_map_of(struct ac_data *ad)
  */
 static u32 ac_group_of(struct ac_data *ad, sector_t pos)
 {
-	struct ac_map map = ac_map_of(ad);
-
-	return ac_map_unit(&map, pos);
+	return ac_map_unit(&ad->map, pos);
 }
 
 /* Reads and writes keep to channels; other operations merge as they may. */
@@ -149,8 +149,6 @@ static bool ac_merge_channel_bound(struct request *rq)
 static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 			sector_t pos, sector_t len)
 {
-	struct ac_map map;
-
 	if (!ac_merge_channel_bound(rq))
 		return true;
 	/*
@@ -161,8 +159,7 @@ static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 	if (pos + len != blk_rq_pos(rq) &&
 	    blk_rq_pos(rq) + blk_rq_sectors(rq) != pos)
 		return true;
-	map = ac_map_of(ad);
-	if (ac_map_merge_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq), pos, len))
+	if (ac_map_merge_ok(&ad->map, blk_rq_pos(rq), blk_rq_sectors(rq), pos, len))
 		return true;
 	ad->stats.merges_refused++;
 	return false;
@@ -302,6 +299,7 @@ void ac_regroup(struct ac_data *ad)
 		}
 	}
 	ad->capacity = ac_disk_capacity(ad);
+	ac_map_update(ad);
 	ad->policy.dies_per_channel = ad->dies_per_channel;
 	ac_policy_regroup(&ad->policy, ad->nr_channels);
 	/* the layout changed: what caps held may go now */
@@ -377,12 +375,9 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
  */
 static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 {
-	struct ac_map map;
-
 	if (!ac_merge_channel_bound(rq))
 		return true;
-	map = ac_map_of(ad);
-	return ac_map_append_ok(&map, blk_rq_pos(rq), blk_rq_sectors(rq));
+	return ac_map_append_ok(&ad->map, blk_rq_pos(rq), blk_rq_sectors(rq));
 }
 
 static void ac_insert_request(struct ac_data *ad, struct request *rq,
@@ -445,8 +440,12 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 
 	trace_block_rq_insert(rq);
 	ac_queue_sorted(ad, rq);
-	/* it may target a unit below its cap: let has_work() see it */
-	WRITE_ONCE(ad->cap_waiting, false);
+	/*
+	 * It may target a unit below its cap: let has_work() see it.  Read
+	 * first: the flag shares its line with the completion counters.
+	 */
+	if (READ_ONCE(ad->cap_waiting))
+		WRITE_ONCE(ad->cap_waiting, false);
 }
 
 void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
@@ -718,6 +717,7 @@ static void ac_deadline_work(struct work_struct *work)
 static struct ac_pick ac_pick(struct ac_data *ad,
 			      const struct ac_fifo_heads *heads)
 {
+	struct ac_stats stats;
 	struct ac_pick pick;
 
 	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
@@ -726,11 +726,15 @@ static struct ac_pick ac_pick(struct ac_data *ad,
 	WRITE_ONCE(ad->cap_waiting, true);
 	/* the flag before the counts: pairs with ac_occ_put() */
 	smp_mb();
+	stats = ad->policy.stats;
 	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
-	if (pick.kind != AC_PICK_NONE || !pick.capped)
+	if (pick.kind != AC_PICK_NONE || !pick.capped) {
 		WRITE_ONCE(ad->cap_waiting, false);
-	else
+	} else {
+		/* the same hold seen twice: count it once */
+		ad->policy.stats = stats;
 		ac_arm_deadline(ad, heads);
+	}
 	return pick;
 }
 
@@ -748,15 +752,17 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	if (!ad->nr_sorted)
 		return NULL;
 
-	for (type = 0; type < AC_NR_TYPES; type++) {
-		rq = ac_fifo_head(ad, type);
-		if (rq) {
-			heads.valid[type] = true;
-			heads.expire[type] = rq->fifo_time;
+	ad->policy.writes_held = ac_writes_held(ad);
+	/* the heads' requests are cold cache lines: read them when due */
+	if (ac_policy_heads_due(&ad->policy)) {
+		for (type = 0; type < AC_NR_TYPES; type++) {
+			rq = ac_fifo_head(ad, type);
+			if (rq) {
+				heads.valid[type] = true;
+				heads.expire[type] = rq->fifo_time;
+			}
 		}
 	}
-
-	ad->policy.writes_held = ac_writes_held(ad);
 	pick = ac_pick(ad, &heads);
 	if (pick.kind == AC_PICK_NONE && pick.capped)
 		return NULL;
@@ -865,7 +871,14 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 	struct request *free = NULL;
 	bool merged;
 
-	spin_lock(&ad->lock);
+	/*
+	 * Nothing queued to merge with, or the lock busy with a dispatch or
+	 * an insert on another CPU: skip the merge rather than wait for
+	 * the lock.  The request the bio becomes may still merge at insert
+	 * (ac_insert_request()).
+	 */
+	if (!READ_ONCE(ad->nr_sorted) || !spin_trylock(&ad->lock))
+		return false;
 	/* for ac_request_merged() and ac_requests_merged() */
 	ad->merging_bio = true;
 	ad->merging_type = ac_type_of(bio->bi_opf);
@@ -1094,6 +1107,7 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 	ad->policy.dies_per_channel = ad->dies_per_channel;
 	ac_policy_regroup(&ad->policy, ad->nr_channels);
 	ad->capacity = ac_disk_capacity(ad);
+	ac_map_update(ad);
 	return ad;
 }
 

@@ -75,6 +75,8 @@ struct ac_data {
 
 	/* Capacity, in sectors, the sub-groups were computed for. */
 	u64 capacity;
+	/* the layout below, prepared for the I/O path (ac_regroup()) */
+	struct ac_map map;
 
 	/*
 	 * Tunables (sysfs.c).  Written under the lock; read without it only
@@ -97,24 +99,7 @@ struct ac_data {
 #define AC_DEF_UNIT_DEPTH	1
 #define AC_DEF_UNIT_WRITES	1
 
-	/*
-	 * Reads and writes we dispatched from the sub-queues that have not
-	 * finished (the dispatch list is not counted), and when a read last
-	 * finished (jiffies): what write_inflight looks at.  No lock.
-	 */
-	atomic_t reads_out;
-	atomic_t writes_out;
-	unsigned long last_read_done;
-	/* A pick found only held writes: run the queue when a write ends. */
-	bool writes_waiting;
-
-	/*
-	 * A pick found every queued request held by unit_depth: the next
-	 * completion (ac_occ_put()) runs the queue, and has_work() says no
-	 * until then.  Set under the lock, cleared without it.
-	 */
-	bool cap_waiting;
-	/* ... and this runs the queue when the earliest deadline passes. */
+	/* Runs the queue when the earliest deadline passes (caps held all). */
 	struct delayed_work deadline_work;
 
 	/*
@@ -124,8 +109,29 @@ struct ac_data {
 	unsigned int async_depth;
 
 	struct ac_counters stats;
-	atomic64_t completed;	/* inserted requests freed; no lock */
-	atomic64_t requeued;	/* requeue_request() calls; no lock */
+
+	/*
+	 * Written on completion and requeue, without the lock: on cache
+	 * lines of their own, so that completions on other CPUs do not
+	 * take from the lock holder the lines dispatch writes.
+	 *
+	 * Reads and writes we dispatched from the sub-queues that have not
+	 * finished (the dispatch list is not counted), and when a read last
+	 * finished (jiffies): what write_inflight looks at.
+	 */
+	atomic_t reads_out ____cacheline_aligned_in_smp;
+	atomic_t writes_out;
+	unsigned long last_read_done;
+	/* A pick found only held writes: run the queue when a write ends. */
+	bool writes_waiting;
+	/*
+	 * A pick found every queued request held by unit_depth: the next
+	 * completion (ac_occ_put()) runs the queue, and has_work() says no
+	 * until then.  Set under the lock, cleared without it.
+	 */
+	bool cap_waiting;
+	atomic64_t completed;	/* inserted requests freed */
+	atomic64_t requeued;	/* requeue_request() calls */
 
 	/*
 	 * Requests at the device per unit (spec 4.4), written at dispatch

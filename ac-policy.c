@@ -178,10 +178,23 @@ static u32 ac_idx(u32 group)
 	return group < AC_MAX_UNITS ? group : AC_MAX_UNITS - 1;
 }
 
+/*
+ * @x mod @n for the I/O path, where @x is almost always below 2 * @n (a
+ * unit index plus an offset below the units): no divide then.
+ */
+static u32 ac_wrap(u32 x, u32 n)
+{
+	if (likely(x < n))
+		return x;
+	if (likely(x - n < n))
+		return x - n;
+	return x % n;
+}
+
 /* Channel of unit @idx, an index into chan_writes[]. */
 static u32 ac_chan(const struct ac_policy *p, u32 idx)
 {
-	return idx % ac_nr(p);
+	return ac_wrap(idx, ac_nr(p));
 }
 
 static u32 ac_reads(const struct ac_group *g)
@@ -531,7 +544,7 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 			bool last_served)
 {
 	u32 occ = ac_occ_all(p->occ, u);
-	u32 dist = (u + units - p->last_read - 1) % units;
+	u32 dist = ac_wrap(u + units - p->last_read - 1, units);
 	bool served = ac_read_served(p, u, last_served);
 	bool proc = ac_in_proc(p, u);
 
@@ -626,7 +639,7 @@ static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 	u32 i, c;
 
 	for (i = 1; i <= nr; i++) {
-		c = (p->last_write + i) % nr;
+		c = ac_wrap(p->last_write + i, nr);
 		if (p->chan_writes[c][ac_wi(type)] &&
 		    p->grp[c].wflag == AC_W_PEND)
 			return c;
@@ -677,7 +690,7 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 			continue;
 		}
 		occ = ac_occ_all(p->occ, u);
-		dist = (u + units - p->last_write_unit - 1) % units;
+		dist = ac_wrap(u + units - p->last_write_unit - 1, units);
 		if (occ < best_occ || (occ == best_occ && dist < best_dist)) {
 			best_occ = occ;
 			best_dist = dist;
@@ -725,7 +738,7 @@ static int ac_write_elsewhere(struct ac_policy *p, enum ac_type *type)
 	int u;
 
 	for (i = 1; i < nr; i++) {
-		c = ((u32)p->proc + i) % nr;
+		c = ac_wrap((u32)p->proc + i, nr);
 		if (!ac_chan_writes(p, c))
 			continue;
 		u = ac_write_in(p, c, type, &capped);
@@ -793,6 +806,17 @@ static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
 	return pick;
 }
 
+bool ac_policy_heads_due(const struct ac_policy *p)
+{
+	/* with dies: expired sync reads go at once, expiry overrides caps */
+	if (ac_policy_dies(p))
+		return true;
+	if (p->writes_held || !ac_policy_queued(p))
+		return false;
+	/* a phase starts: its first pick checks every deadline */
+	return !p->phase_left || !ac_dir_queued(p, p->dir);
+}
+
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now)
 {
@@ -851,44 +875,128 @@ u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 	return group < nr_channels ? (u32)group : nr_channels - 1;
 }
 
-u32 ac_map_unit(const struct ac_map *m, u64 sector)
+void ac_recip_init(struct ac_recip *r, u64 div)
 {
-	u32 nr = m->nr_channels, dies = ac_at_least_one(m->dies);
-	u64 per_chan, per_die, die;
-	u32 c;
+	u32 l = 0, bit;
+	u64 q = 0, rem = 0;
 
-	if (!nr)
+	r->div = div ? div : 1;
+	r->mul = 0;
+	while (l < 63 && (1ULL << l) < r->div)
+		l++;
+	if (r->div == 1ULL << l) {
+		r->shift = l;
+		return;
+	}
+	if (r->div > 1ULL << l)
+		l++;		/* above 2^63 */
+	/* now 2^(l - 1) < div < 2^l */
+	/* a divisor above every dividend taken this way: divide */
+	r->shift = 64;
+	if (l > AC_RECIP_BITS)
+		return;
+	/*
+	 * mul = ceil(2^(AC_RECIP_BITS + l) / div), by long division (the
+	 * kernel has no 128-bit divide).  It is at most 2^(AC_RECIP_BITS + 1)
+	 * as div > 2^(l - 1), and mul * div - 2^(AC_RECIP_BITS + l) < div
+	 * <= 2^l, which makes (n * mul) >> (AC_RECIP_BITS + l) == n / div for
+	 * every n < 2^AC_RECIP_BITS (Granlund and Montgomery, 1994, thm 4.2).
+	 */
+	for (bit = AC_RECIP_BITS + l + 1; bit-- > 0;) {
+		rem = (rem << 1) | (bit == AC_RECIP_BITS + l);
+		if (rem >= r->div) {
+			rem -= r->div;
+			q |= 1ULL << bit;
+		}
+	}
+	r->mul = q + (rem != 0);
+	r->shift = AC_RECIP_BITS + l;
+}
+
+static u64 ac_mul_shr(u64 a, u64 b, u32 shift)
+{
+#ifdef __KERNEL__
+	return mul_u64_u64_shr(a, b, shift);
+#else
+	return (u64)(((__uint128_t)a * b) >> shift);
+#endif
+}
+
+u64 ac_recip_div(const struct ac_recip *r, u64 n)
+{
+	if (!r->mul)
+		return r->shift < 64 ? n >> r->shift : ac_div64(n, r->div);
+	if (n >> AC_RECIP_BITS)
+		return ac_div64(n, r->div);
+	return ac_mul_shr(n, r->mul, r->shift);
+}
+
+/* @n mod the divisor of @r, with @n / divisor as @r divides it. */
+static u64 ac_recip_mod(const struct ac_recip *r, u64 n)
+{
+	return n - ac_recip_div(r, n) * r->div;
+}
+
+void ac_map_prepare(struct ac_map *m)
+{
+	m->nr = m->nr_channels > 1 ? m->nr_channels : 1;
+	m->nr_dies = ac_at_least_one(m->dies);
+	m->per_chan = m->nr > 1 ? ac_div64(m->capacity, m->nr) : m->capacity;
+	m->per_die = ac_div64(m->per_chan, m->nr_dies);
+	ac_recip_init(&m->by_stripe, ac_at_least_one(m->stripe_sectors));
+	ac_recip_init(&m->by_nr, m->nr);
+	ac_recip_init(&m->by_units, (u64)m->nr * m->nr_dies);
+	ac_recip_init(&m->by_chan, m->per_chan);
+	ac_recip_init(&m->by_die, m->per_die);
+}
+
+u32 ac_map_group(const struct ac_map *m, u64 sector)
+{
+	u64 group;
+
+	if (m->nr <= 1)
 		return 0;
 	if (m->mapping == AC_MAP_STRIPE)
-		return ac_mod64(ac_div64(sector, ac_at_least_one(m->stripe_sectors)),
-				nr * dies);
+		return (u32)ac_recip_mod(&m->by_nr,
+					 ac_recip_div(&m->by_stripe, sector));
+	if (!m->per_chan)
+		return 0;
+	group = ac_recip_div(&m->by_chan, sector);
+	return group < m->nr ? (u32)group : m->nr - 1;
+}
+
+u32 ac_map_unit(const struct ac_map *m, u64 sector)
+{
+	u64 die;
+	u32 c;
+
+	if (!m->nr_channels)
+		return 0;
+	if (m->mapping == AC_MAP_STRIPE)
+		return (u32)ac_recip_mod(&m->by_units,
+					 ac_recip_div(&m->by_stripe, sector));
 	c = ac_map_group(m, sector);
-	if (dies == 1)
+	if (m->nr_dies == 1 || !m->per_die)
 		return c;
-	per_chan = ac_div64(m->capacity, nr);
-	per_die = ac_div64(per_chan, dies);
-	if (!per_die)
-		return c;
-	die = ac_div64(sector - (u64)c * per_chan, per_die);
-	if (die >= dies)
-		die = dies - 1;
-	return (u32)die * nr + c;
+	die = ac_recip_div(&m->by_die, sector - (u64)c * m->per_chan);
+	if (die >= m->nr_dies)
+		die = m->nr_dies - 1;
+	return (u32)die * m->nr + c;
 }
 
 u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)
 {
-	u32 nr = m->nr_channels;
-	u64 last, stripe, chunks;
+	u64 last, chunks;
 
-	if (nr <= 1 || nr_sectors <= 1)
+	if (m->nr <= 1 || nr_sectors <= 1)
 		return 1;
 	last = sector + nr_sectors - 1;
 	if (last < sector)		/* wrapped: as far as sectors go */
 		last = ~0ULL;
 	if (m->mapping == AC_MAP_STRIPE) {
-		stripe = ac_at_least_one(m->stripe_sectors);
-		chunks = ac_div64(last, stripe) - ac_div64(sector, stripe) + 1;
-		return chunks < nr ? (u32)chunks : nr;
+		chunks = ac_recip_div(&m->by_stripe, last) -
+			 ac_recip_div(&m->by_stripe, sector) + 1;
+		return chunks < m->nr ? (u32)chunks : m->nr;
 	}
 	/* range: sub-groups grow with the sector */
 	return ac_map_group(m, last) - ac_map_group(m, sector) + 1;

@@ -225,6 +225,14 @@ void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type);
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now);
 
+/*
+ * Whether the next ac_policy_pick() may look at @heads (with writes_held
+ * as it will be then).  When it is false the pick is the same with NULL
+ * heads, so the glue need not read its FIFOs' heads: it reads them at the
+ * start of each phase, and on every pick when units are dies.
+ */
+bool ac_policy_heads_due(const struct ac_policy *p);
+
 /* A request of @type from @group was dispatched; @expired as picked. */
 void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
 			  bool expired);
@@ -238,14 +246,48 @@ void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
 u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 		  u64 capacity, u32 stripe_sectors);
 
-/* A channel mapping: the arguments of ac_map_sector() in one place. */
+/*
+ * Division by a divisor fixed when the layout changes, without a divide
+ * instruction on the I/O path: a shift for a power of two, otherwise a
+ * multiply by the divisor's reciprocal rounded up, which is exact for every
+ * dividend below 2^AC_RECIP_BITS (a device of 2^48 sectors holds 128 PiB);
+ * a larger dividend is divided.
+ */
+#define AC_RECIP_BITS	48
+
+struct ac_recip {
+	u64 div;		/* the divisor, at least 1 */
+	u64 mul;		/* 0: div is 1 << shift */
+	u32 shift;
+};
+
+void ac_recip_init(struct ac_recip *r, u64 div);
+u64 ac_recip_div(const struct ac_recip *r, u64 n);
+
+/*
+ * A channel mapping: the arguments of ac_map_sector() in one place, and
+ * what ac_map_prepare() derives from them for the I/O path.  Set the first
+ * five fields, then call ac_map_prepare() before any other ac_map_*().
+ */
 struct ac_map {
 	enum ac_mapping mapping;
 	u32 nr_channels;
 	u64 capacity;		/* sectors */
 	u32 stripe_sectors;
 	u32 dies;		/* per channel; 0 is taken as 1 */
+	/* derived by ac_map_prepare() */
+	u32 nr;			/* channels mapped to: 1 when nr_channels <= 1 */
+	u32 nr_dies;		/* dies, at least 1 */
+	u64 per_chan;		/* range: sectors per channel, 0: all on 0 */
+	u64 per_die;		/* range: sectors per die, 0: die 0 */
+	struct ac_recip by_stripe;
+	struct ac_recip by_nr;
+	struct ac_recip by_units;	/* nr * nr_dies */
+	struct ac_recip by_chan;	/* per_chan */
+	struct ac_recip by_die;		/* per_die */
 };
+
+void ac_map_prepare(struct ac_map *m);
 
 /*
  * Unit (spec 4.4) of a request starting at @sector: die * nr_channels +
@@ -256,12 +298,8 @@ struct ac_map {
  */
 u32 ac_map_unit(const struct ac_map *m, u64 sector);
 
-/* ac_map_sector() of @sector under @m. */
-static inline u32 ac_map_group(const struct ac_map *m, u64 sector)
-{
-	return ac_map_sector(m->mapping, m->nr_channels, sector, m->capacity,
-			     m->stripe_sectors);
-}
+/* ac_map_sector() of @sector under @m, without dividing. */
+u32 ac_map_group(const struct ac_map *m, u64 sector);
 
 /*
  * Sub-groups covered by @nr_sectors sectors from @sector: 1 for a request

@@ -34,4 +34,7 @@ static inline void atomic_dec(atomic_t *v)
 {
 	v->counter--;
 }
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif

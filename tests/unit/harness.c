@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "ac-policy.h"
 
 unsigned long t_failed_checks;
 
@@ -104,4 +105,27 @@ int main(int argc, char **argv)
 	}
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? 1 : 0;
+}
+
+unsigned long t_heads_skipped;
+
+struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
+		      unsigned long long now)
+{
+	bool due = ac_policy_heads_due(p);
+	struct ac_policy without;
+	struct ac_pick k, k2;
+
+	memcpy(&without, p, sizeof(without));
+	k = ac_policy_pick(p, heads, now);
+	if (due)
+		return k;
+	t_heads_skipped++;
+	k2 = ac_policy_pick(&without, NULL, now);
+	CHECK_MSG(k.kind == k2.kind && k.type == k2.type &&
+		  k.group == k2.group && k.capped == k2.capped,
+		  "heads not due, yet the pick differs without them");
+	CHECK_MSG(!memcmp(&without, p, sizeof(without)),
+		  "heads not due, yet the policy ends different without them");
+	return k;
 }

@@ -44,6 +44,20 @@ struct t_case {
 	void (*fn)(void);
 };
 
+struct ac_policy;
+struct ac_fifo_heads;
+struct ac_pick;
+
+/*
+ * ac_policy_pick(), checking on the way that whenever
+ * ac_policy_heads_due() says no, the same pick with NULL heads gives the
+ * same result and leaves the policy in the same state (the glue then
+ * skips reading its FIFO heads).  t_heads_skipped counts those picks.
+ */
+struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
+		      unsigned long long now);
+extern unsigned long t_heads_skipped;
+
 /* Each test file exports its table, terminated by { NULL, NULL }. */
 extern const struct t_case t_examples[];
 extern const struct t_case t_map[];

@@ -128,18 +128,23 @@ static void test_always_below_nr(void)
 	}
 }
 
-/* 8 channels, stripes of 128 sectors (64 KiB) */
-static const struct ac_map stripe8 = {
-	.mapping = AC_MAP_STRIPE, .nr_channels = 8, .stripe_sectors = 128,
-};
+/* @m, prepared (ac_map_prepare()) as the scheduler prepares its map */
+static struct ac_map prepared(struct ac_map m)
+{
+	ac_map_prepare(&m);
+	return m;
+}
 
+/* 8 channels, stripes of 128 sectors (64 KiB) */
+#define STRIPE8 prepared((struct ac_map){ .mapping = AC_MAP_STRIPE,	\
+			 .nr_channels = 8, .stripe_sectors = 128 })
 /* 8 channels of 1000 sectors */
-static const struct ac_map range8 = {
-	.mapping = AC_MAP_RANGE, .nr_channels = 8, .capacity = 8000,
-};
+#define RANGE8 prepared((struct ac_map){ .mapping = AC_MAP_RANGE,	\
+			.nr_channels = 8, .capacity = 8000 })
 
 static void test_span(void)
 {
+	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
 	struct ac_map one = stripe8, zero_cap = range8;
 
 	CHECK_EQ(ac_map_span(&stripe8, 0, 0), 1);
@@ -159,17 +164,23 @@ static void test_span(void)
 	CHECK_EQ(ac_map_span(&range8, 7990, 100), 1);	/* past the end */
 	/* one channel, or a capacity below nr_channels: always 1 */
 	one.nr_channels = 1;
+	ac_map_prepare(&one);
 	CHECK_EQ(ac_map_span(&one, 0, 1 << 20), 1);
 	one.nr_channels = 0;
+	ac_map_prepare(&one);
 	CHECK_EQ(ac_map_span(&one, 0, 1 << 20), 1);
 	zero_cap.capacity = 0;
+	ac_map_prepare(&zero_cap);
 	CHECK_EQ(ac_map_span(&zero_cap, 0, 1 << 20), 1);
 	zero_cap.capacity = 7;
+	ac_map_prepare(&zero_cap);
 	CHECK_EQ(ac_map_span(&zero_cap, 0, 7), 1);
 }
 
 static void test_merge_keeps_span(void)
 {
+	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
+
 	/* within one stripe: merge */
 	CHECK(ac_map_merge_ok(&stripe8, 0, 8, 8, 8));
 	CHECK(ac_map_merge_ok(&stripe8, 8, 8, 0, 8));		/* front */
@@ -191,6 +202,8 @@ static void test_merge_keeps_span(void)
 
 static void test_append(void)
 {
+	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
+
 	CHECK(!ac_map_append_ok(&stripe8, 0, 8));	/* nothing before 0 */
 	CHECK(ac_map_append_ok(&stripe8, 8, 8));
 	CHECK(ac_map_append_ok(&stripe8, 120, 8));
@@ -207,6 +220,7 @@ static void test_append(void)
  */
 static void test_append_implies_merge_ok(void)
 {
+	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
 	u64 x = 0x2545f4914f6cdd1dULL;
 	int i;
 
@@ -231,7 +245,90 @@ static void test_append_implies_merge_ok(void)
 	}
 }
 
+static u64 xorshift(u64 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* ac_recip_div() is n / d for every divisor and dividend tried */
+static void test_recip_exact(void)
+{
+	static const u64 divs[] = {
+		1, 2, 3, 5, 7, 8, 100, 127, 128, 129, 1000, 4095, 65537,
+		1000000007ULL, (1ULL << 32) - 1, (1ULL << 32) + 1,
+		(1ULL << 47) - 1, (1ULL << 47) + 1, (1ULL << 48) - 1,
+		1ULL << 48, (1ULL << 48) + 1, (1ULL << 63) - 1, 1ULL << 63,
+		(1ULL << 63) + 1, T_U64_MAX,
+	};
+	u64 x = 0x9e3779b97f4a7c15ULL;
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(divs) + 4000; i++) {
+		u64 d = i < ARRAY_SIZE(divs) ? divs[i] :
+			1 + (xorshift(&x) >> (xorshift(&x) % 64));
+		u64 edge[] = { 0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d,
+			       (1ULL << 48) - 1, 1ULL << 48, (1ULL << 48) / d * d,
+			       (1ULL << 48) / d * d - 1, T_U64_MAX };
+		struct ac_recip r;
+
+		ac_recip_init(&r, d);
+		for (j = 0; j < ARRAY_SIZE(edge) + 300; j++) {
+			u64 n = j < ARRAY_SIZE(edge) ? edge[j] :
+				xorshift(&x) >> (xorshift(&x) % 64);
+
+			CHECK_MSG(ac_recip_div(&r, n) == n / d, "%llu / %llu",
+				  (unsigned long long)n, (unsigned long long)d);
+		}
+	}
+}
+
+/*
+ * The prepared map (reciprocals) gives ac_map_sector()'s sub-group, which
+ * divides, over random geometries and sectors; units and spans stay in
+ * range.
+ */
+static void test_prepared_matches_division(void)
+{
+	u64 x = 0x2545f4914f6cdd1dULL;
+	int i, j;
+
+	for (i = 0; i < 3000; i++) {
+		struct ac_map m = {
+			.mapping = (xorshift(&x) & 1) ? AC_MAP_STRIPE : AC_MAP_RANGE,
+			.nr_channels = xorshift(&x) % 70,
+			.capacity = xorshift(&x) >> (xorshift(&x) % 64),
+			.stripe_sectors = (u32)(xorshift(&x) >> (40 + xorshift(&x) % 24)),
+			.dies = xorshift(&x) % 9,
+		};
+
+		ac_map_prepare(&m);
+		for (j = 0; j < 200; j++) {
+			u64 s = j < 2 ? (j ? T_U64_MAX : 0) :
+				(xorshift(&x) % 3 ? xorshift(&x) % (m.capacity + 1000) :
+				 xorshift(&x) >> (xorshift(&x) % 64));
+			u32 want = ac_map_sector(m.mapping, m.nr_channels, s,
+						 m.capacity, m.stripe_sectors);
+			u32 nr = m.nr_channels > 1 ? m.nr_channels : 1;
+			u32 dies = m.dies ? m.dies : 1;
+
+			CHECK_MSG(ac_map_group(&m, s) == want,
+				  "map %d nr %u cap %llu stripe %u sector %llu",
+				  m.mapping, m.nr_channels,
+				  (unsigned long long)m.capacity, m.stripe_sectors,
+				  (unsigned long long)s);
+			CHECK(ac_map_unit(&m, s) < nr * dies);
+			CHECK(ac_map_unit(&m, s) % nr == (m.nr_channels ? want : 0));
+			CHECK(ac_map_span(&m, s, 1 + xorshift(&x) % 5000) <= nr);
+		}
+	}
+}
+
 const struct t_case t_map[] = {
+	{ "map/recip_exact", test_recip_exact },
+	{ "map/prepared_matches_division", test_prepared_matches_division },
 	{ "map/range_basic", test_range_basic },
 	{ "map/range_edges", test_range_edges },
 	{ "map/stripe", test_stripe },

@@ -98,6 +98,8 @@ static void test_unit_stripe_8x4(void)
 			    .capacity = 1 << 22 };
 	u64 s;
 
+	ac_map_prepare(&m);
+
 	/* chunk k: channel k mod 8, die (k / 8) mod 4: unit k mod 32 */
 	CHECK_EQ(ac_map_unit(&m, 0), 0);
 	CHECK_EQ(ac_map_unit(&m, 127), 0);
@@ -117,6 +119,8 @@ static void test_unit_range_8x4(void)
 			    .stripe_sectors = 128, .dies = 4,
 			    .capacity = cap };
 	u64 s;
+
+	ac_map_prepare(&m);
 
 	CHECK_EQ(ac_map_unit(&m, 0), 0);
 	CHECK_EQ(ac_map_unit(&m, 999), 0);
@@ -139,20 +143,25 @@ static void test_unit_degenerate(void)
 	u32 i;
 
 	/* capacity below the units: everything on unit 0 */
+	ac_map_prepare(&m);
 	CHECK_EQ(ac_map_unit(&m, 3), 0);
 	m.capacity = 0;
+	ac_map_prepare(&m);
 	CHECK_EQ(ac_map_unit(&m, 3), 0);
 	m.nr_channels = 0;
+	ac_map_prepare(&m);
 	CHECK_EQ(ac_map_unit(&m, 3), 0);
 	/* dies 0 is 1: the channel */
 	m = (struct ac_map){ .mapping = AC_MAP_STRIPE, .nr_channels = 8,
 			     .stripe_sectors = 8, .dies = 0 };
+	ac_map_prepare(&m);
 	for (i = 0; i < 100; i++)
 		CHECK_EQ(ac_map_unit(&m, i * 8), i % 8);
 	/* dies 1 is the thesis's model: unit == sub-group */
 	m.dies = 1;
 	m.mapping = AC_MAP_RANGE;
 	m.capacity = 8000;
+	ac_map_prepare(&m);
 	for (i = 0; i < 8000; i += 3)
 		CHECK_EQ(ac_map_unit(&m, i), ac_map_group(&m, i));
 }
@@ -565,7 +574,7 @@ static void o_run(const struct o_prof *pf)
 			}
 		}
 		{
-			struct ac_pick k = ac_policy_pick(&p, &heads, dispatches);
+			struct ac_pick k = t_pick(&p, &heads, dispatches);
 			int idx = -1;
 
 			o_check_pick(&p, &k, n);
