@@ -9,17 +9,20 @@
 #                      kernels, guest test suites (README: the test command)
 # make check-debug     the guest suites on the lockdep/KASAN/fault-injection
 #                      kernel (built once, cached)
-# make install / uninstall, install-udev, install-modprobe
+# make check-calibrate ac-calibrate on every emulated-SSD geometry (6.12)
+# make install / uninstall (the modules and ac-calibrate, in SBINDIR),
+#                      install-udev, install-modprobe
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
+SBINDIR ?= /usr/local/sbin
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 GENERATED := $(TOP)/compat/generated/ac-compat.h
 
 # Resolved once per make run; an empty result stops with ac-ksrc's message.
 AC_KSRC = $(shell $(TOP)/scripts/ac-ksrc '$(KDIR)' '$(KSRC)' || echo __ERROR__)
 
-.PHONY: all modules probe clean unit lint checkpatch sparse check check-debug install dkms-test \
+.PHONY: all modules probe clean unit lint checkpatch sparse check check-debug check-calibrate install dkms-test \
 	uninstall install-udev install-modprobe help
 
 all: modules
@@ -70,17 +73,29 @@ check:
 check-debug:
 	@$(TOP)/scripts/ac-check --debug
 
+check-calibrate:
+	@$(TOP)/scripts/ac-check --calibrate
+
 install: modules
 	$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' modules_install
 	depmod -a $(KVER)
+	install -D -m 755 $(TOP)/scripts/ac-calibrate $(DESTDIR)$(SBINDIR)/ac-calibrate
 
 uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/ac-calibrate
 	rm -f /lib/modules/$(KVER)/updates/ac-iosched.ko* /lib/modules/$(KVER)/updates/sim/ssdsim.ko* \
 		/lib/modules/$(KVER)/extra/ac-iosched.ko* /lib/modules/$(KVER)/extra/sim/ssdsim.ko*
 	depmod -a $(KVER)
 
+# Keeps the rules ac-calibrate --persist added to the installed file.
+UDEV_RULES ?= $(DESTDIR)/etc/udev/rules.d/60-ac-iosched.rules
 install-udev:
-	install -D -m 644 $(TOP)/packaging/60-ac-iosched.rules /etc/udev/rules.d/60-ac-iosched.rules
+	@tmp=$$(mktemp) && cp $(TOP)/packaging/60-ac-iosched.rules $$tmp && \
+	if [ -f '$(UDEV_RULES)' ]; then \
+		awk '/^# ac-calibrate begin /{p=1; print ""} p{print} /^# ac-calibrate end /{p=0}' \
+			'$(UDEV_RULES)' >> $$tmp; \
+	fi && install -D -m 644 $$tmp '$(UDEV_RULES)' && rm -f $$tmp && \
+	echo "installed $(UDEV_RULES)"
 
 install-modprobe:
 	install -D -m 644 $(TOP)/packaging/ac-iosched.conf /etc/modprobe.d/ac-iosched.conf

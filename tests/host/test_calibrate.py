@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Host tests of scripts/ac-calibrate's inference: the tool's own code runs
+against a timing model of an SSD (the emulated SSD's rules: a die senses one
+page at a time and holds it until its channel has carried it out), with
+noise, so each geometry's answer is checked without a guest.  The guest
+suite (tests/guest/test_ac_calibrate.py) runs the same tool on the emulated
+SSD itself."""
+
+import importlib.machinery
+import importlib.util
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOOL = os.path.join(REPO, "scripts", "ac-calibrate")
+
+_loader = importlib.machinery.SourceFileLoader("ac_calibrate", TOOL)
+_spec = importlib.util.spec_from_loader(_loader.name, _loader)
+cal = importlib.util.module_from_spec(_spec)
+_loader.exec_module(cal)
+
+
+class Ssd:
+    """Reads sent together: per die one at a time, each die's page then
+    waits for its channel; the result is when the last one is done (ms),
+    scaled with multiplicative and additive noise."""
+
+    def __init__(self, channels, dies, mapping, stripe_kb, cap_mb=1024, read=5.0, xfer=1.0,
+                 noise=0.03, seed=1):
+        self.c, self.d, self.mapping, self.stripe = channels, dies, mapping, stripe_kb * 1024
+        self.cap = (cap_mb << 20) // (channels * dies * 4096) * (channels * dies * 4096)
+        self.read, self.xfer, self.noise = read, xfer, noise
+        self.rng = random.Random(seed)
+
+    def unit(self, off):
+        if self.mapping == "stripe":
+            k = off // self.stripe
+            return k % self.c, (k // self.c) % self.d
+        if self.mapping == "scattered":     # placement by write history
+            return self.rng.randrange(self.c), self.rng.randrange(self.d)
+        if self.mapping == "one":
+            return 0, 0
+        if self.mapping == "none":          # no unit is ever shared
+            return self.rng.random(), 0
+        per_c = self.cap // self.c
+        c = off // per_c
+        return c, (off - c * per_c) // (per_c // self.d)
+
+    def time(self, offsets):
+        die, chan, end = {}, {}, 0.0
+        for off in offsets:
+            c, d = self.unit(off)
+            sensed = die.get((c, d), 0.0) + self.read
+            done = max(sensed, chan.get(c, 0.0)) + self.xfer
+            chan[c] = die[(c, d)] = done
+            end = max(end, done)
+        return end / 1e3 * (1 + abs(self.rng.gauss(0, self.noise))) + abs(self.rng.gauss(0, 2e-4))
+
+
+class ModelDev:
+    def __init__(self, ssd, start=0):
+        self.start, self.size, self.disk_size = start, ssd.cap - start, ssd.cap
+        self.path = self.disk = self.name = "model"
+
+
+class ModelProber(cal.Prober):
+    def __init__(self, ssd, start=0):
+        self.dev = ModelDev(ssd, start)
+        self.ssd = ssd
+        self.deadline = float("inf")
+        self.lo, self.hi = start, ssd.cap - cal.PAGE
+        self.reads, self.single, self.engine = 0, None, "model"
+
+    def time(self, offsets):
+        self.reads += len(offsets)
+        return self.ssd.time(offsets)
+
+
+def calibrate(ssd, start=0, seed=2):
+    res = cal.Calibration(ModelProber(ssd, start), random.Random(seed), lambda msg: None).run()
+    t, notes, found = cal.tunables(res)
+    return t, res, found
+
+
+# Every value the issue names occurs: channels 4/8/16, dies 1/2/4,
+# stripes 16/64/256 KiB, range and stripe.
+GEOMETRIES = [
+    (4, 1, "stripe", 16), (4, 2, "range", 64), (8, 4, "stripe", 64), (8, 1, "range", 64),
+    (16, 2, "stripe", 256), (16, 4, "range", 64), (4, 4, "stripe", 256), (8, 2, "stripe", 16),
+    (8, 4, "stripe", 4), (2, 1, "stripe", 1024),
+]
+
+
+@pytest.mark.parametrize("channels,dies,mapping,stripe_kb", GEOMETRIES)
+def test_recovers_geometry(channels, dies, mapping, stripe_kb):
+    t, res, found = calibrate(Ssd(channels, dies, mapping, stripe_kb))
+    want = {"nr_channels": channels, "dies_per_channel": dies, "mapping": mapping}
+    if mapping == "stripe":
+        want["stripe_kb"] = stripe_kb
+    assert found and t == want, (t, res["layout"], res.get("split_why"))
+    assert res["layout_confidence"] == "high"
+    assert res["checks"][0] == res["checks"][1]
+
+
+def test_partition_not_aligned_to_the_stripe():
+    """A partition starting 3 MiB + 12 KiB into the disk: offsets are the
+    disk's, so the stripe is found as it lies on the disk."""
+    t, res, found = calibrate(Ssd(8, 2, "stripe", 64), start=(3 << 20) + 3 * 4096)
+    assert found and t == {"nr_channels": 8, "dies_per_channel": 2, "mapping": "stripe",
+                           "stripe_kb": 64}, res["layout"]
+
+
+def test_die_and_channel_told_apart_only_when_transfers_show():
+    """Transfers 1 % of a read: dies are invisible; reported, with low
+    confidence, as units = channels."""
+    t, res, found = calibrate(Ssd(4, 4, "stripe", 64, xfer=0.05, noise=0.01))
+    assert found and t["nr_channels"] * t["dies_per_channel"] == 16
+    assert t["dies_per_channel"] == 1 and res["split_confidence"] == "low"
+
+
+@pytest.mark.parametrize("mapping,kind", [("none", "none"), ("one", "one"), ("scattered", None)])
+def test_no_structure_means_one_channel(mapping, kind):
+    t, res, found = calibrate(Ssd(8, 4, mapping, 64))
+    assert not found
+    assert t == {"nr_channels": 1, "dies_per_channel": 1}
+    if kind:
+        assert res["layout"]["kind"] == kind
+
+
+def test_apply_order_never_exceeds_the_units():
+    order = cal.apply_order({"nr_channels": 64, "dies_per_channel": 4, "mapping": "stripe",
+                             "stripe_kb": 64})
+    assert order[0] == ("dies_per_channel", 1) and order[-1] == ("dies_per_channel", 4)
+    units = 1 * 8
+    state = {"nr_channels": 8, "dies_per_channel": 32}
+    for k, v in order:
+        state[k] = v
+        units = state["nr_channels"] * state["dies_per_channel"]
+        assert units <= cal.AC_MAX_UNITS
+
+
+def test_udev_rule_by_stable_id_replaced_not_added(tmp_path):
+    class Dev:
+        disk = "sdb"
+    t = {"nr_channels": 8, "dies_per_channel": 4, "mapping": "stripe", "stripe_kb": 64}
+    match = 'ENV{ID_WWN}=="0x5000c500a1b2c3d4"'
+    rule = cal.udev_rule(Dev, t, (match, "ID_WWN 0x5000c500a1b2c3d4"), {})
+    lines = [x for x in rule.splitlines() if not x.startswith("#")]
+    text = " ".join(x.rstrip("\\ ") for x in lines)
+    assert match in text and 'ATTR{queue/scheduler}="ac"' in text
+    assert text.index('ATTR{queue/iosched/nr_channels}="8"') < text.rindex(
+        'ATTR{queue/iosched/dies_per_channel}="4"')
+    other = cal.udev_rule(Dev, t, ('ENV{ID_SERIAL}=="X1"', "ID_SERIAL X1"), {})
+    general = "# general\nACTION==\"add\", ATTR{queue/scheduler}=\"ac\"\n"
+    once = cal.replace_rule(general, match, rule)
+    twice = cal.replace_rule(cal.replace_rule(once, 'ENV{ID_SERIAL}=="X1"', other), match, rule)
+    assert twice.startswith(general.rstrip("\n"))
+    assert twice.count("# ac-calibrate begin") == 2 and twice.count(match) == 3
+
+
+def test_make_install_udev_keeps_calibrated_rules(tmp_path):
+    """make install-udev rewrites the general rule but keeps what
+    ac-calibrate --persist added."""
+    rules = tmp_path / "60-ac-iosched.rules"
+    block = "# ac-calibrate begin ENV{ID_WWN}==\"0x1\"\nRULE\n# ac-calibrate end ENV{ID_WWN}==\"0x1\"\n"
+    rules.write_text("old general rule\n\n" + block)
+    for _ in range(2):
+        subprocess.run(["make", "-s", "-C", REPO, "install-udev", "UDEV_RULES=%s" % rules],
+                       check=True, stdout=subprocess.DEVNULL)
+    text = rules.read_text()
+    general = open(os.path.join(REPO, "packaging", "60-ac-iosched.rules")).read()
+    assert text.startswith(general) and "old general rule" not in text
+    assert text.count(block) == 1, text
+
+
+@pytest.mark.parametrize("arg,msg", [("/etc/hostname", "not a block device"),
+                                     ("/nonexistent/dev", "No such file")])
+def test_refuses_what_it_cannot_measure(arg, msg):
+    r = subprocess.run([sys.executable, TOOL, arg], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    assert r.returncode != 0 and msg in r.stderr, r.stderr
