@@ -67,6 +67,11 @@ RUW = ["readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"
 ALL_WORKLOADS = DIRECT + BUFFERED + RUW
 
 
+# issue 14: calibrated AC against hand-matched AC
+CALIBRATE_WORKLOADS = ["randread-direct", "randrw90-direct"]
+CALIBRATED = ("ssdsim-calibrated", "ssdsim-stripe")
+CALIBRATED_SHARE = 0.97
+
 NULLB_PARAMS = {"nr_devices": 1, "gb": 2, "bs": 512, "memory_backed": 0,
                 "hw_queue_depth": 32, "submit_queues": 1, "queue_mode": 2, "irqmode": 1}
 NULLB_NOT_RUN = ("buffered workloads: without memory backing null_blk cannot hold a "
@@ -129,6 +134,30 @@ DEVICES = {
         "ac": {"nr_channels": 6, "mapping": "stripe", "stripe_kb": 64},
         "matched": False,
         "workloads": ALL_WORKLOADS,
+    },
+    # issue 14: the stripe device again, AC only, once with the tunables
+    # `ac-calibrate --apply` chose on it in this boot, once with AC's
+    # defaults; compared with AC hand-matched on ssdsim-stripe.
+    "ssdsim-calibrated": {
+        "kind": "ssdsim",
+        "what": "emulated SSD as ssdsim-stripe (8 channels x 4 dies, 64 KiB stripe); AC with the "
+                "layout `ac-calibrate --apply` found on this device in this boot",
+        "params": _ssdsim(mapping="stripe", stripe_kb=64),
+        "ac": {},
+        "calibrate": True,
+        "matched": "calibrated",
+        "schedulers": ["ac"],
+        "workloads": CALIBRATE_WORKLOADS,
+    },
+    "ssdsim-acdefaults": {
+        "kind": "ssdsim",
+        "what": "emulated SSD as ssdsim-stripe (8 channels x 4 dies, 64 KiB stripe); AC with its "
+                "defaults (nr_channels=8, dies_per_channel=1, mapping=range)",
+        "params": _ssdsim(mapping="stripe", stripe_kb=64),
+        "ac": {},
+        "matched": "defaults",
+        "schedulers": ["ac"],
+        "workloads": CALIBRATE_WORKLOADS,
     },
     "nullb": {
         "kind": "null_blk",
@@ -345,6 +374,8 @@ MODES = {
             "ssdsim-stripe": ["randread-direct", "randrw90-direct", "seqwrite-direct",
                               "readsunderwrites"],
             "nullb": ["randread-direct", "randrw90-direct"],
+            "ssdsim-calibrated": list(CALIBRATE_WORKLOADS),
+            "ssdsim-acdefaults": list(CALIBRATE_WORKLOADS),
         },
         "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
     },
@@ -392,6 +423,9 @@ FS_OVERHEAD_S = 11.0
 # draining 128 outstanding 128 KiB writes at the end of a run (ssdsim: ~4 MB/s)
 DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-direct"): 4.0}
 BOOT_S = 45.0   # build check, boot, module loads
+# ac-calibrate on a device before its runs (issue 14; measured on
+# ssdsim-stripe's geometry under TCG, with its concurrency table)
+CALIBRATE_S = 90.0
 
 
 def run_seconds(kind, workload, runtime, ramp):
@@ -414,6 +448,8 @@ def estimate(plan):
             for wl in dev["workloads"]:
                 t += plan["reps"] * len(scheds) * run_seconds(
                     kind, wl, plan["runtime"], plan["ramp"])
+            if dev.get("calibrate") or DEVICES.get(dev["name"], {}).get("calibrate"):
+                t += CALIBRATE_S
             if kind == "null_blk":
                 nullb.add(json_key(dev.get("params") or DEVICES[dev["name"]]["params"]))
         if len(nullb) > 1:

@@ -481,9 +481,11 @@ def test_the_estimate_counts_each_devices_schedulers():
     _, plan = plan_of("--workloads", "randread-direct", "--reps", "1")
     ssd = bd.run_seconds("ssdsim", "randread-direct", plan["runtime"], plan["ramp"])
     nullb = bd.run_seconds("null_blk", "randread-direct", plan["runtime"], plan["ramp"])
-    assert abs(bd.estimate(plan)[0][1] - (bd.BOOT_S + 5 * ssd + 6 * nullb)) < 1e-6
+    # ssdsim-stripe's five schedulers, null_blk's six, AC alone on the
+    # calibrated and the AC-defaults devices, and the calibration
+    assert abs(bd.estimate(plan)[0][1] - (bd.BOOT_S + 7 * ssd + 6 * nullb + bd.CALIBRATE_S)) < 1e-6
     _, plan = plan_of("--workloads", "randread-direct", "--reps", "1", "--dry-run")
-    assert sum(len(d["workloads"]) * len(d["schedulers"]) for d in plan_devices(plan).values()) == 11
+    assert sum(len(d["workloads"]) * len(d["schedulers"]) for d in plan_devices(plan).values()) == 13
 
 
 def test_cpu_mode_is_one_boot_of_six_null_blk_points():
