@@ -424,8 +424,8 @@ FS_OVERHEAD_S = 11.0
 DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-direct"): 4.0}
 BOOT_S = 45.0   # build check, boot, module loads
 # ac-calibrate on a device before its runs (issue 14; measured on
-# ssdsim-stripe's geometry under TCG, with its concurrency table)
-CALIBRATE_S = 90.0
+# ssdsim-stripe under TCG: 6 s, plus reloading margin)
+CALIBRATE_S = 30.0
 
 
 def run_seconds(kind, workload, runtime, ramp):

@@ -152,7 +152,7 @@ def test_ftl_placement_follows_writes(ssdsim):
 
 def test_refusals(ssdsim):
     """Clear refusals: --apply without AC active, --persist without a
-    stable identity, a device too small, not a block device."""
+    stable identity, a device too small, not a block device, not root."""
     dev = ssdsim(capacity_mb=32, channels=4, dies=1, mapping="stripe")
     rc, _, _, err = calibrate(dev, check=False)
     assert rc == 2 and "too small" in err, err
@@ -162,6 +162,11 @@ def test_refusals(ssdsim):
     assert current_scheduler(dev) != "ac"
     rc, _, _, err = calibrate(dev, "--apply", "--max-time", "120", check=False)
     assert rc == 4 and "AC is not the scheduler" in err, err
+    # not root: the device cannot be opened
+    r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                        sys.executable, TOOL, dev], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=60)
+    assert r.returncode == 13 and "permission denied" in r.stderr, (r.returncode, r.stderr)
     rules = os.path.join(OUT, "calibrate-norules.rules")
     rc, _, _, err = calibrate(dev, "--persist", "--rules-file", rules, "--max-time", "120",
                               check=False)
