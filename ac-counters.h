@@ -9,10 +9,11 @@
  *				policy's): one line per type, name_<type>
  * AC_COUNTER_POLICY(name)	a u64 of struct ac_stats
  * AC_COUNTER_GLUE(name)	a u64 of struct ac_counters (ac_data.stats)
+ * AC_COUNTER_PERCPU(name)	a u64 __percpu * of struct ac_data, summed
  * AC_COUNTER_ATOMIC(name)	an atomic64_t of struct ac_data
  *
  * No include guard: included once per use, with the kinds it needs defined
- * (the others expand to nothing); all four are undefined at the end.
+ * (the others expand to nothing); all five are undefined at the end.
  */
 #ifndef AC_COUNTER_TYPES
 #define AC_COUNTER_TYPES(...)
@@ -25,6 +26,9 @@
 #endif
 #ifndef AC_COUNTER_ATOMIC
 #define AC_COUNTER_ATOMIC(...)
+#endif
+#ifndef AC_COUNTER_PERCPU
+#define AC_COUNTER_PERCPU(...)
 #endif
 AC_COUNTER_TYPES(dispatched)
 AC_COUNTER_TYPES(expired)
@@ -52,10 +56,11 @@ AC_COUNTER_GLUE(retyped)
 AC_COUNTER_GLUE(regroups)
 AC_COUNTER_GLUE(resizes)
 
-AC_COUNTER_ATOMIC(completed)
+AC_COUNTER_PERCPU(completed)
 AC_COUNTER_ATOMIC(requeued)
 
 #undef AC_COUNTER_TYPES
 #undef AC_COUNTER_POLICY
 #undef AC_COUNTER_GLUE
 #undef AC_COUNTER_ATOMIC
+#undef AC_COUNTER_PERCPU

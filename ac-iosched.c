@@ -26,6 +26,7 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/rbtree.h>
 #include <linux/sbitmap.h>
 #include <linux/slab.h>
@@ -104,6 +105,16 @@ const char *ac_type_name(enum ac_type type)
 	};
 
 	return type < AC_NR_TYPES ? names[type] : "?";
+}
+
+u64 ac_percpu_sum(u64 __percpu *counter)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(counter, cpu);
+	return sum;
 }
 
 static u64 ac_disk_capacity(struct ac_data *ad)
@@ -1053,7 +1064,7 @@ static void ac_finish_request(struct request *rq)
 	ac_mark_back(ad, rq);
 	ac_occ_put(ad, rq);
 	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
-		atomic64_inc(&ad->completed);
+		this_cpu_inc(*ad->completed);
 		ac_rq_set_flags(rq, 0);
 	}
 }
@@ -1091,7 +1102,11 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 	for (group = 0; group < AC_MAX_UNITS; group++)
 		for (type = 0; type < AC_NR_TYPES; type++)
 			ad->sort[group][type] = RB_ROOT;
-	atomic64_set(&ad->completed, 0);
+	ad->completed = alloc_percpu(u64);
+	if (!ad->completed) {
+		kvfree(ad);
+		return NULL;
+	}
 	atomic_set(&ad->reads_out, 0);
 	atomic_set(&ad->writes_out, 0);
 	/* no read finished lately (jiffies start near a wrap: set it) */
@@ -1113,6 +1128,7 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 
 void ac_data_free(struct ac_data *ad)
 {
+	free_percpu(ad->completed);
 	kvfree(ad);
 }
 
@@ -1154,7 +1170,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 	sorted = ad->nr_sorted;
 	inserted = ad->stats.inserted;
 	spin_unlock(&ad->lock);
-	completed = atomic64_read(&ad->completed);
+	completed = ac_percpu_sum(ad->completed);
 
 	WARN_ONCE(queued || sorted || inserted != completed || occupied,
 		  "ac: at exit %u queued in the policy, %u sorted, %llu inserted, %llu completed, occupancy %s\n",

@@ -130,8 +130,12 @@ struct ac_data {
 	 * until then.  Set under the lock, cleared without it.
 	 */
 	bool cap_waiting;
-	atomic64_t completed;	/* inserted requests freed */
 	atomic64_t requeued;	/* requeue_request() calls */
+	/*
+	 * Inserted requests freed: per CPU, as every completion writes it
+	 * (ac_percpu_sum()).
+	 */
+	u64 __percpu *completed;
 
 	/*
 	 * Requests at the device per unit (spec 4.4), written at dispatch
@@ -147,6 +151,8 @@ static inline struct ac_data *ac_queue_data(struct request_queue *q)
 }
 
 const char *ac_type_name(enum ac_type type);
+/* A per-CPU counter's total (a snapshot: other CPUs may be adding). */
+u64 ac_percpu_sum(u64 __percpu *counter);
 
 /*
  * Sync vs async is the block layer's notion: reads, and REQ_SYNC/FUA

@@ -495,13 +495,13 @@ static int ac_any_group(const struct ac_policy *p, enum ac_type type)
 	return AC_NO_GROUP;
 }
 
-/* A new read round: every END becomes PEND. */
+/* A new read round: every END becomes PEND (units beyond those in use stay ZERO). */
 static void ac_new_round(struct ac_policy *p)
 {
+	u32 i, units = ac_policy_units(p);
 	bool changed = false;
-	int i;
 
-	for (i = 0; i < AC_MAX_UNITS; i++) {
+	for (i = 0; i < units; i++) {
 		if (p->grp[i].rflag == AC_R_END) {
 			p->grp[i].rflag = AC_R_PEND;
 			changed = true;
@@ -540,6 +540,8 @@ static bool ac_read_served(const struct ac_policy *p, u32 u, bool last_served)
  * With no occupancy (all idle) this is the thesis's order: the first PEND
  * unit in rotation that is not PROC, then the PROC one.
  */
+#define AC_RANK_SERVED_SHIFT	19
+
 static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 			bool last_served)
 {
@@ -552,7 +554,8 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 		occ = 255;
 	return (u32)(occ > 0) << 30 |
 	       (u32)(ac_occ_writes(p->occ, u) > 0) << 29 |
-	       occ << 21 | (u32)proc << 20 | (u32)served << 19 | dist;
+	       occ << 21 | (u32)proc << 20 |
+	       (u32)served << AC_RANK_SERVED_SHIFT | dist;
 }
 
 /* Whether unit @u counts as PEND and not PROC in the current round. */
@@ -566,13 +569,19 @@ static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
  * is not at its cap; -1 if none, with *@capped telling whether caps held
  * some back.  A new round starts when no eligible unit is PEND outside the
  * PROC channel.
+ *
+ * One pass ranks every eligible unit twice: as the round stands (@fresh
+ * units exist) and as it would after a new round, where every unit with
+ * reads is PEND, so the served bit is clear for all.  Which of the two
+ * winners is taken is known at the end; the new round itself only changes
+ * flags, which the ranks no longer need.
  */
 static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
 {
 	u32 units = ac_policy_units(p);
-	u32 rank, best_rank = ~0U;
+	u32 rank, best_rank = ~0U, round_rank = ~0U;
 	bool fresh = false, skipped = false;
-	int best = AC_NO_GROUP;
+	int best = AC_NO_GROUP, round_best = AC_NO_GROUP;
 	u32 u;
 
 	for (u = 0; u < units; u++) {
@@ -583,17 +592,20 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
 			continue;
 		}
 		fresh |= ac_read_fresh(p, u, true);
-	}
-	if (!fresh)
-		ac_new_round(p);
-	for (u = 0; u < units; u++) {
-		if (!p->grp[u].nr[type] || ac_capped(p, u))
-			continue;
-		rank = ac_read_rank(p, u, units, fresh);
+		rank = ac_read_rank(p, u, units, true);
 		if (rank < best_rank) {
 			best_rank = rank;
 			best = u;
 		}
+		rank &= ~(1U << AC_RANK_SERVED_SHIFT);
+		if (rank < round_rank) {
+			round_rank = rank;
+			round_best = u;
+		}
+	}
+	if (!fresh) {
+		ac_new_round(p);
+		best = round_best;
 	}
 	if (skipped)
 		p->stats.cap_skips++;

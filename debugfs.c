@@ -180,6 +180,11 @@ static const struct ac_counter ac_atomic_counters[] = {
 #include "ac-counters.h"
 };
 
+static const struct ac_counter ac_percpu_counters[] = {
+#define AC_COUNTER_PERCPU(_name) { #_name, offsetof(struct ac_data, _name) },
+#include "ac-counters.h"
+};
+
 /* Every u64 of both structures is listed: a new counter cannot be missed. */
 static_assert(sizeof(struct ac_stats) == sizeof(u64) *
 	      (AC_NR_TYPES * ARRAY_SIZE(ac_type_counters) +
@@ -217,7 +222,14 @@ static int ac_stats_show(void *data, struct seq_file *m)
 			   ac_counter(&ad->stats, c->offset));
 	}
 	spin_unlock(&ad->lock);
-	/* These change without the lock. */
+	/* These change without the lock; ac-counters.h lists them in this order. */
+	for (i = 0; i < ARRAY_SIZE(ac_percpu_counters); i++) {
+		u64 __percpu **v;
+
+		c = &ac_percpu_counters[i];
+		v = (u64 __percpu **)((char *)ad + c->offset);
+		seq_printf(m, "%s %llu\n", c->name, ac_percpu_sum(*v));
+	}
 	for (i = 0; i < ARRAY_SIZE(ac_atomic_counters); i++) {
 		atomic64_t *v;
 
