@@ -4,6 +4,7 @@ its tunables (defaults and ranges, as ac-tunables.h declares them), its debugfs
 state, module autoloading, and verified fio loads."""
 
 import contextlib
+import json
 import os
 import shutil
 import subprocess
@@ -237,3 +238,14 @@ def fio_wait(proc, timeout=300):
         pytest.fail("fio failed (%d):\n%s\n%s" % (proc.returncode, out[-2000:],
                                                   err[-2000:]))
     return out
+
+
+def fio_wait_all(jobs, timeout=180):
+    """Wait for background fio jobs (fio_background()); all must succeed
+    without an error.  Their I/O count."""
+    total = 0
+    for j in jobs:
+        for job in json.loads(fio_wait(j, timeout=timeout))["jobs"]:
+            assert job["error"] == 0
+            total += job["read"]["total_ios"] + job["write"]["total_ios"]
+    return total

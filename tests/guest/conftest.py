@@ -6,6 +6,7 @@ Every test is also checked against the kernel log: a WARN, BUG, Oops, KFENCE
 report, hung task, ... that appears while a test runs fails that test (the
 host checks the whole log again after the run)."""
 
+import glob
 import json
 import os
 import subprocess
@@ -121,6 +122,19 @@ def fio(*args, name="job", timeout=900):
 
 def fio_total_ios(data):
     return sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in data["jobs"])
+
+
+def scsi_debug_disk(timeout=30.0):
+    """The disk of a scsi_debug just loaded (no udev in the guest: found
+    through sysfs once its device node exists)."""
+    pattern = "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = glob.glob(pattern)
+        if found and os.path.exists("/dev/" + os.path.basename(found[0])):
+            return "/dev/" + os.path.basename(found[0])
+        time.sleep(0.2)
+    pytest.fail("no scsi_debug disk appeared")
 
 
 @pytest.fixture

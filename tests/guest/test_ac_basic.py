@@ -4,7 +4,6 @@ autoload by name; verified I/O; every tunable fuzzed; the sub-group layout
 changed at random under a verified load; every debugfs file, with I/O held
 in the scheduler."""
 
-import glob
 import json
 import os
 import random
@@ -18,7 +17,7 @@ import ssdsim_util as ssd
 from ac_util import (MAPPINGS, NUMERIC_TUNABLES, TUNABLES, ac_device,
                      active_mapping, set_tunable, tunable)
 from conftest import (KVER, current_scheduler, fio, fio_total_ios, insmod, module_loaded,
-                      read, rmmod, set_scheduler, sh)
+                      read, rmmod, scsi_debug_disk, set_scheduler, sh)
 
 EINVAL = 22
 
@@ -444,17 +443,6 @@ def test_async_depth_of_user_kept(ac_module, null_blk):
     set_scheduler(dev, "ac")
     nr = int(read("/sys/block/%s/queue/nr_requests" % ac_util.disk(dev)))
     assert int(read(path)) == max(nr * 3 // 4, 1)
-
-
-def scsi_debug_disk(timeout=30.0):
-    pattern = "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = glob.glob(pattern)
-        if found and os.path.exists("/dev/" + os.path.basename(found[0])):
-            return "/dev/" + os.path.basename(found[0])
-        time.sleep(0.2)
-    pytest.fail("no scsi_debug disk appeared")
 
 
 def test_requeue_by_scsi_retries(ac_module):

@@ -8,7 +8,6 @@ make check runs three geometries per kernel (a different three on each of
 6.1, 6.12 and 7.2, so the run covers all nine); AC_CALIBRATE_SWEEP=1 runs
 all nine on one kernel (make check-calibrate)."""
 
-import glob
 import json
 import os
 import subprocess
@@ -20,7 +19,8 @@ import pytest
 import ac_util
 import ssdsim_util
 from ac_test_util import record_counts
-from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, read, set_scheduler, sh)
+from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, read, scsi_debug_disk,
+                      set_scheduler, sh)
 
 TOOL = os.path.join(REPO, "scripts", "ac-calibrate")
 MAX_TIME = 240
@@ -172,17 +172,6 @@ def test_refusals(ssdsim):
                               check=False)
     assert rc == 4 and "no stable identity" in err, err
     assert not os.path.exists(rules)
-
-
-def scsi_debug_disk(timeout=30.0):
-    pattern = "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        found = glob.glob(pattern)
-        if found and os.path.exists("/dev/" + os.path.basename(found[0])):
-            return "/dev/" + os.path.basename(found[0])
-        time.sleep(0.2)
-    pytest.fail("no scsi_debug disk appeared")
 
 
 def test_persist_udev_rule_by_wwid():

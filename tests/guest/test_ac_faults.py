@@ -53,15 +53,6 @@ def require(path, what):
     pytest.skip("needs %s: the debug kernel's (make check-debug)" % what)
 
 
-def wait_all(jobs, timeout=180):
-    total = 0
-    for j in jobs:
-        for job in json.loads(ac_util.fio_wait(j, timeout=timeout))["jobs"]:
-            assert job["error"] == 0
-            total += job["read"]["total_ios"] + job["write"]["total_ios"]
-    return total
-
-
 def fio_errors_allowed(dev, rw, runtime, extra=""):
     """An unverified fio run that counts I/O errors instead of stopping at
     the first, as far as fio does: (I/Os, errors).  fio returning at all
@@ -139,7 +130,7 @@ def test_cpu_offline_and_back_under_io(null_blk, cpu1_back):
         assert write(CPU1, "1") == 0
         time.sleep(0.4)
         cycles += 1
-    total = wait_all(jobs)
+    total = ac_util.fio_wait_all(jobs)
     assert cycles >= 3, "fio ended after %d offline cycles" % cycles
     s = ac_util.stats(dev)
     print("%d verified I/Os over %d offline cycles, cap_holds %d" % (total, cycles,
@@ -232,7 +223,7 @@ def test_nr_requests_changed_while_caps_hold(ssdsim_matched):
         assert read(path) == str(n)
         changes += 1
         time.sleep(0.3)
-    total = wait_all(jobs)
+    total = ac_util.fio_wait_all(jobs)
     held = ac_util.stats(dev)["cap_holds"] - holds
     print("%d verified I/Os, %d nr_requests changes, %d cap holds meanwhile"
           % (total, changes, held))

@@ -15,7 +15,6 @@ queue depth of 4 so that the scheduler, not the device, holds the backlog.
 The slack is generous (TCG): these are bounds, not performance goals.
 """
 
-import os
 
 import pytest
 

@@ -16,7 +16,6 @@
 The kernel log guard (conftest) fails any test that WARNs: ac_exit_sched()
 WARNs if occupancy is left over when the scheduler goes away."""
 
-import json
 import random
 import time
 
@@ -48,16 +47,6 @@ def randread(dev, iodepth=64, runtime=3, extra=""):
     return fio("--filename=%s --direct=1 --ioengine=libaio --rw=randread --bs=4k"
                " --iodepth=%d --time_based --runtime=%d --size=64m %s"
                % (dev, iodepth, runtime, extra), name="rr")
-
-
-def wait_all(jobs):
-    """Wait for background fio jobs; all must succeed.  Their I/O count."""
-    total = 0
-    for j in jobs:
-        for job in json.loads(ac_util.fio_wait(j, timeout=120))["jobs"]:
-            assert job["error"] == 0
-            total += job["read"]["total_ios"] + job["write"]["total_ios"]
-    return total
 
 
 @pytest.fixture
@@ -182,7 +171,7 @@ def test_caps_no_stall_with_random_completions(ssdsim):
                                    bs="16k", name="b", extra="--offset=32m --size=32m"),
             ac_util.fio_background(dev, "write", runtime=6, iodepth=4, bs="128k",
                                    name="c", extra="--offset=64m --size=32m")]
-    total = wait_all(jobs)
+    total = ac_util.fio_wait_all(jobs)
     s = ac_util.stats(dev)
     print("%d verified I/Os, cap_holds %d, cap_expired %d" % (total, s["cap_holds"],
                                                                 s["cap_expired"]))
@@ -224,7 +213,7 @@ def test_exact_across_changes_and_switches(ssdsim):
         assert err == 0, (name, value, err)
         changes += 1
         time.sleep(rng.uniform(0, 0.03))
-    total = wait_all(jobs)
+    total = ac_util.fio_wait_all(jobs)
     sh("sync")
     print("%d tunable changes, %d switches, %d verified I/Os" % (changes, switches, total))
     assert changes >= 20 and switches >= 2 and total > 300
@@ -242,7 +231,7 @@ def test_occupancy_null_blk_multiqueue(null_blk):
                                    name="a", extra="--offset=0 --size=32m --cpus_allowed=0"),
             ac_util.fio_background(dev, "randrw --rwmixread=70", runtime=3, iodepth=32,
                                    name="b", extra="--offset=32m --size=32m --cpus_allowed=1")]
-    total = wait_all(jobs)
+    total = ac_util.fio_wait_all(jobs)
     assert total > 500
     sh("sync")
     units = ac_util.occupancy(dev)
