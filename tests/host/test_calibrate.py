@@ -75,8 +75,7 @@ class ModelProber(cal.Prober):
         self.lo, self.hi = start, ssd.cap - cal.PAGE
         self.reads, self.single, self.engine = 0, None, "model"
 
-    def time(self, offsets):
-        self.reads += len(offsets)
+    def measure(self, offsets):
         return self.ssd.time(offsets)
 
 
@@ -183,3 +182,13 @@ def test_refuses_what_it_cannot_measure(arg, msg):
     r = subprocess.run([sys.executable, TOOL, arg], stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
     assert r.returncode != 0 and msg in r.stderr, r.stderr
+
+
+def test_time_budget_ends_the_measurement():
+    """Past --max-time the tool stops with exit status 3 and says so,
+    rather than printing a layout it did not finish measuring."""
+    pr = ModelProber(Ssd(8, 4, "stripe", 64))
+    pr.deadline = 0.0       # time.monotonic() is always past it
+    with pytest.raises(cal.Fail) as e:
+        cal.Calibration(pr, random.Random(1), lambda msg: None).run()
+    assert e.value.code == 3 and "out of time" in str(e.value)
