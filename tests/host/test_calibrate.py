@@ -130,6 +130,29 @@ def test_no_structure_means_one_channel(mapping, kind):
         assert res["layout"]["kind"] == kind
 
 
+class CachedSsd(Ssd):
+    """An SSD that answers a read of an offset read before from its cache,
+    at a tenth of the time."""
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.seen = set()
+
+    def time(self, offsets):
+        if all(o in self.seen for o in offsets):
+            return super().time(offsets) / 10
+        self.seen.update(offsets)
+        return super().time(offsets)
+
+
+def test_a_read_cache_is_reported():
+    t, res, found = calibrate(CachedSsd(8, 4, "stripe", 64))
+    notes = " ".join(cal.tunables(res)[1])
+    assert res.get("cache") and "caches reads" in notes, res.get("cache")
+    t, res, found = calibrate(Ssd(8, 4, "stripe", 64))
+    assert not res.get("cache")
+
+
 def test_apply_order_never_exceeds_the_units():
     order = cal.apply_order({"nr_channels": 64, "dies_per_channel": 4, "mapping": "stripe",
                              "stripe_kb": 64})
