@@ -121,6 +121,15 @@ def test_die_and_channel_told_apart_only_when_transfers_show():
     assert t["dies_per_channel"] == 1 and res["split_confidence"] == "low"
 
 
+class CpuBound(Ssd):
+    """A device that takes no time, under a slow CPU: reads sent together
+    cost the CPU one after the other, with much noise (null_blk on the
+    debug kernel)."""
+
+    def time(self, offsets):
+        return len(offsets) * 3.6e-4 * (1 + abs(self.rng.gauss(0, 0.4)))
+
+
 @pytest.mark.parametrize("mapping,kind", [("none", "none"), ("one", "one"), ("scattered", None)])
 def test_no_structure_means_one_channel(mapping, kind):
     t, res, found = calibrate(Ssd(8, 4, mapping, 64))
@@ -151,6 +160,14 @@ def test_a_read_cache_is_reported():
     assert res.get("cache") and "caches reads" in notes, res.get("cache")
     t, res, found = calibrate(Ssd(8, 4, "stripe", 64))
     assert not res.get("cache")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cpu_bound_device_shows_no_layout(seed):
+    """Whatever noise makes of the distance scan, pairs on different units
+    that serialise too refute the layout."""
+    t, res, found = calibrate(CpuBound(8, 4, "stripe", 64, seed=seed), seed=seed)
+    assert not found and t == {"nr_channels": 1, "dies_per_channel": 1}, (res["layout"], res.get("checks"))
 
 
 def test_apply_order_never_exceeds_the_units():
