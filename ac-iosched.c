@@ -378,17 +378,83 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
 }
 
 /*
+ * The queued request of sub-queue (@group, @type) that ends at @end, or
+ * NULL: the one starting last before @end, if it reaches it.
+ */
+static struct request *ac_queued_ending_at(struct ac_data *ad, u32 group,
+					   enum ac_type type, sector_t end)
+{
+	struct rb_node *node = ad->sort[group][type].rb_node;
+	struct request *best = NULL;
+
+	while (node) {
+		struct request *rq = rb_entry_rq(node);
+
+		if (blk_rq_pos(rq) < end) {
+			best = rq;
+			node = node->rb_right;
+		} else {
+			node = node->rb_left;
+		}
+	}
+	if (best && blk_rq_pos(best) + blk_rq_sectors(best) == end)
+		return best;
+	return NULL;
+}
+
+/* A queued request of @rq's direction (sync or async) ending at @end. */
+static struct request *ac_queued_before(struct ac_data *ad, struct request *rq,
+					sector_t end)
+{
+	enum ac_type sync = op_is_write(rq->cmd_flags) ? AC_WRITE_SYNC : AC_READ_SYNC;
+	enum ac_type async = sync == AC_WRITE_SYNC ? AC_WRITE_ASYNC : AC_READ_ASYNC;
+	u32 group = ac_group_of(ad, end - 1);
+	struct request *prev;
+
+	prev = ac_queued_ending_at(ad, group, sync, end);
+	return prev ? prev : ac_queued_ending_at(ad, group, async, end);
+}
+
+/* Contiguous queued requests an insert merge may chain through. */
+#define AC_MERGE_CHAIN	8
+
+/*
  * Whether an inserted request may be merged behind a queued one.  The core
  * finds the queued request (one ending where @rq starts) without asking us,
- * so allow it only when no such request can grow wider: @rq lies in the
- * sub-group of the sector before it.  The core may go on to merge the
- * result with a request before it; that rare second step is not checked.
+ * then goes on to merge the result with a queued request ending where that
+ * one starts, and so on (elv_attempt_insert_merge()).  So allow it only when
+ * @rq lies in the sub-group of the sector before it and the chain of
+ * contiguous queued requests behind it stays in that sub-group: a request
+ * ending at the sub-group's boundary would be merged in next, and the
+ * result would span two sub-groups.  With no queued request ending where
+ * @rq starts there is nothing to merge with, and the core is not asked.
  */
 static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 {
+	sector_t pos = blk_rq_pos(rq);
+	struct request *prev;
+	u32 group;
+	int n;
+
 	if (!ac_merge_channel_bound(rq))
 		return true;
-	return ac_map_append_ok(&ad->map, blk_rq_pos(rq), blk_rq_sectors(rq));
+	if (!ac_map_append_ok(&ad->map, pos, blk_rq_sectors(rq)))
+		return false;
+	group = ac_group_of(ad, pos - 1);
+	prev = ac_queued_before(ad, rq, pos);
+	if (!prev)
+		return false;
+	for (n = 0; n < AC_MERGE_CHAIN; n++) {
+		pos = blk_rq_pos(prev);
+		if (!pos)
+			return true;
+		prev = ac_queued_before(ad, rq, pos);
+		if (!prev)
+			return true;
+		if (ac_group_of(ad, pos - 1) != group)
+			return false;
+	}
+	return false;
 }
 
 static void ac_insert_request(struct ac_data *ad, struct request *rq,
