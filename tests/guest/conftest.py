@@ -124,9 +124,14 @@ def fio_total_ios(data):
     return sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in data["jobs"])
 
 
-def scsi_debug_disk(timeout=30.0):
-    """The disk of a scsi_debug just loaded (no udev in the guest: found
-    through sysfs once its device node exists)."""
+def load_scsi_debug(params, timeout=30.0):
+    """(Re)load scsi_debug with @params; its disk.  No udev in the guest:
+    the disk driver is loaded here, the disk found through sysfs once its
+    device node exists."""
+    if module_loaded("scsi_debug"):
+        sh("rmmod scsi_debug")
+    sh("modprobe sd_mod")
+    sh("modprobe scsi_debug " + params)
     pattern = "/sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*"
     end = time.monotonic() + timeout
     while time.monotonic() < end:

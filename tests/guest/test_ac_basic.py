@@ -17,7 +17,7 @@ import ssdsim_util as ssd
 from ac_util import (MAPPINGS, NUMERIC_TUNABLES, TUNABLES, ac_device,
                      active_mapping, set_tunable, tunable)
 from conftest import (KVER, current_scheduler, fio, fio_total_ios, insmod, module_loaded,
-                      read, rmmod, scsi_debug_disk, set_scheduler, sh)
+                      read, rmmod, load_scsi_debug, set_scheduler, sh)
 
 EINVAL = 22
 
@@ -449,13 +449,8 @@ def test_requeue_by_scsi_retries(ac_module):
     """A SCSI disk whose every 23rd command fails with a transport error:
     the midlayer retries it through blk_mq_requeue_request().  Requeued
     requests must come back, be counted once, and data must verify."""
-    if module_loaded("scsi_debug"):
-        sh("rmmod scsi_debug")
-    # No udev in the guest: load the disk driver ourselves.
-    sh("modprobe sd_mod")
-    sh("modprobe scsi_debug dev_size_mb=64 every_nth=23 opts=16 max_queue=16")
     try:
-        dev = scsi_debug_disk()
+        dev = load_scsi_debug("dev_size_mb=64 every_nth=23 opts=16 max_queue=16")
         set_scheduler(dev, "ac")
         data = fio(ac_util.fio_cmd(dev, "randrw --rwmixread=50", runtime=3,
                                    size="32m").replace("--name=ac ", ""), name="rq")

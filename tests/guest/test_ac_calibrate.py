@@ -19,7 +19,7 @@ import pytest
 import ac_util
 import ssdsim_util
 from ac_test_util import record_counts
-from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, read, scsi_debug_disk,
+from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, read, load_scsi_debug,
                       set_scheduler, sh)
 
 TOOL = os.path.join(REPO, "scripts", "ac-calibrate")
@@ -192,12 +192,8 @@ def test_persist_udev_rule_by_wwid():
     """A SCSI disk (scsi_debug) has a WWID: --persist writes one rule for it,
     and a second run replaces it rather than adding another; --dry-run
     writes nothing."""
-    if module_loaded("scsi_debug"):
-        sh("rmmod scsi_debug")
-    sh("modprobe sd_mod")
-    sh("modprobe scsi_debug dev_size_mb=64")
     try:
-        dev = scsi_debug_disk()
+        dev = load_scsi_debug("dev_size_mb=64")
         disk = os.path.basename(dev)
         wwid = read("/sys/block/%s/device/wwid" % disk)
         rules = os.path.join(OUT, "calibrate-60-ac-iosched.rules")
