@@ -176,13 +176,64 @@ static bool ac_merge_ok(struct ac_data *ad, struct request *rq,
 	return false;
 }
 
+/*
+ * A queued read is linked into its sub-queue's list through rq->rb_node: the
+ * core leaves that space to the scheduler (it only clears it when the
+ * request is set up), and AC sorts only writes.
+ */
+static struct list_head *ac_rq_link(struct request *rq)
+{
+	BUILD_BUG_ON(sizeof(rq->rb_node) < sizeof(struct list_head));
+	return (struct list_head *)&rq->rb_node;
+}
+
+static struct request *ac_link_rq(struct list_head *link)
+{
+	return (struct request *)((char *)link -
+				  offsetof(struct request, rb_node));
+}
+
+static void ac_subqueues_init(struct ac_data *ad)
+{
+	enum ac_type type;
+	u32 group;
+
+	for (group = 0; group < AC_MAX_UNITS; group++) {
+		for (type = 0; type < AC_NR_TYPES; type++) {
+			if (ac_type_is_write(type))
+				ad->subq[group][type].writes = RB_ROOT;
+			else
+				INIT_LIST_HEAD(&ad->subq[group][type].reads);
+			ad->last_pos[group][type] = 0;
+		}
+	}
+}
+
 /* Put @rq into sub-queue (@group, @type) and count it in the policy. */
 static void ac_subqueue_add(struct ac_data *ad, struct request *rq,
 			    u32 group, enum ac_type type)
 {
+	union ac_subqueue *sq = &ad->subq[group][type];
+
 	ac_rq_set_place(rq, group, type);
-	elv_rb_add(&ad->sort[group][type], rq);
+	if (ac_type_is_write(type))
+		elv_rb_add(&sq->writes, rq);
+	else
+		list_add_tail(ac_rq_link(rq), &sq->reads);
 	ac_policy_add(&ad->policy, group, type);
+}
+
+/* Take @rq off its sub-queue; the policy's count is the caller's to undo. */
+static void ac_subqueue_del(struct ac_data *ad, struct request *rq)
+{
+	union ac_subqueue *sq = &ad->subq[ac_rq_group(rq)][ac_rq_type(rq)];
+
+	if (ac_type_is_write(ac_rq_type(rq))) {
+		elv_rb_del(&sq->writes, rq);
+	} else {
+		list_del(ac_rq_link(rq));
+		RB_CLEAR_NODE(&rq->rb_node);
+	}
 }
 
 /*
@@ -196,7 +247,7 @@ static void ac_unqueue(struct ac_data *ad, struct request *rq)
 	lockdep_assert_held(&ad->lock);
 
 	list_del_init(&rq->queuelist);
-	elv_rb_del(&ad->sort[ac_rq_group(rq)][ac_rq_type(rq)], rq);
+	ac_subqueue_del(ad, rq);
 	elv_rqhash_del(q, rq);
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
@@ -269,7 +320,7 @@ static void ac_absorb(struct ac_data *ad, struct request *rq,
 	if (to != type) {
 		u32 group = ac_rq_group(rq);
 
-		elv_rb_del(&ad->sort[group][type], rq);
+		ac_subqueue_del(ad, rq);
 		ac_policy_remove(&ad->policy, group, type);
 		ac_subqueue_add(ad, rq, group, to);
 		ad->stats.retyped++;
@@ -299,16 +350,10 @@ void ac_regroup(struct ac_data *ad)
 {
 	struct request *rq;
 	enum ac_type type;
-	u32 group;
 
 	lockdep_assert_held(&ad->lock);
 
-	for (group = 0; group < AC_MAX_UNITS; group++) {
-		for (type = 0; type < AC_NR_TYPES; type++) {
-			ad->sort[group][type] = RB_ROOT;
-			ad->last_pos[group][type] = 0;
-		}
-	}
+	ac_subqueues_init(ad);
 	ad->capacity = ac_disk_capacity(ad);
 	ac_map_update(ad);
 	ad->policy.dies_per_channel = ad->dies_per_channel;
@@ -378,41 +423,22 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
 }
 
 /*
- * The queued request of sub-queue (@group, @type) that ends at @end, or
- * NULL: the one starting last before @end, if it reaches it.
+ * The queued request the core's insert merge takes as ending at @end: the
+ * first mergeable one in the merge hash whose end is @end, as
+ * elv_rqhash_find() finds it (not exported).  Any direction: the core
+ * looks no further than this one either.
  */
-static struct request *ac_queued_ending_at(struct ac_data *ad, u32 group,
-					   enum ac_type type, sector_t end)
+static struct request *ac_hashed_ending_at(struct request_queue *q,
+					   sector_t end)
 {
-	struct rb_node *node = ad->sort[group][type].rb_node;
-	struct request *best = NULL;
+	struct request *rq;
 
-	while (node) {
-		struct request *rq = rb_entry_rq(node);
-
-		if (blk_rq_pos(rq) < end) {
-			best = rq;
-			node = node->rb_right;
-		} else {
-			node = node->rb_left;
-		}
+	hash_for_each_possible(q->elevator->hash, rq, hash, end) {
+		if (rq_mergeable(rq) &&
+		    blk_rq_pos(rq) + blk_rq_sectors(rq) == end)
+			return rq;
 	}
-	if (best && blk_rq_pos(best) + blk_rq_sectors(best) == end)
-		return best;
 	return NULL;
-}
-
-/* A queued request of @rq's direction (sync or async) ending at @end. */
-static struct request *ac_queued_before(struct ac_data *ad, struct request *rq,
-					sector_t end)
-{
-	enum ac_type sync = op_is_write(rq->cmd_flags) ? AC_WRITE_SYNC : AC_READ_SYNC;
-	enum ac_type async = sync == AC_WRITE_SYNC ? AC_WRITE_ASYNC : AC_READ_ASYNC;
-	u32 group = ac_group_of(ad, end - 1);
-	struct request *prev;
-
-	prev = ac_queued_ending_at(ad, group, sync, end);
-	return prev ? prev : ac_queued_ending_at(ad, group, async, end);
 }
 
 /* Contiguous queued requests an insert merge may chain through. */
@@ -428,6 +454,9 @@ static struct request *ac_queued_before(struct ac_data *ad, struct request *rq,
  * ending at the sub-group's boundary would be merged in next, and the
  * result would span two sub-groups.  With no queued request ending where
  * @rq starts there is nothing to merge with, and the core is not asked.
+ * The chain is followed in the merge hash, as the core follows it: one
+ * lookup, and none of the sorted trees, for the insert that has no
+ * neighbour (the common case of random I/O).
  */
 static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 {
@@ -438,17 +467,15 @@ static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 
 	if (!ac_merge_channel_bound(rq))
 		return true;
-	if (!ac_map_append_ok(&ad->map, pos, blk_rq_sectors(rq)))
+	prev = ac_hashed_ending_at(ad->q, pos);
+	if (!prev || !ac_map_append_ok(&ad->map, pos, blk_rq_sectors(rq)))
 		return false;
 	group = ac_group_of(ad, pos - 1);
-	prev = ac_queued_before(ad, rq, pos);
-	if (!prev)
-		return false;
 	for (n = 0; n < AC_MERGE_CHAIN; n++) {
 		pos = blk_rq_pos(prev);
 		if (!pos)
 			return true;
-		prev = ac_queued_before(ad, rq, pos);
+		prev = ac_hashed_ending_at(ad->q, pos);
 		if (!prev)
 			return true;
 		if (ac_group_of(ad, pos - 1) != group)
@@ -552,17 +579,23 @@ void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 }
 
 /*
- * Next request of sub-queue (@group, @type) in C-SCAN order: the first at or
- * after the last dispatched position, else wrap around to the lowest sector.
+ * Next request of sub-queue (@group, @type): a read's oldest; a write's in
+ * C-SCAN order, the first at or after the last dispatched position, else
+ * wrap around to the lowest sector.
  */
 static struct request *ac_subqueue_next(struct ac_data *ad, u32 group,
 					enum ac_type type)
 {
-	struct rb_root *root = &ad->sort[group][type];
+	union ac_subqueue *sq = &ad->subq[group][type];
 	sector_t from = ad->last_pos[group][type];
-	struct rb_node *node = root->rb_node;
 	struct request *best = NULL;
+	struct rb_node *node;
 
+	if (!ac_type_is_write(type))
+		return list_empty(&sq->reads) ? NULL :
+		       ac_link_rq(sq->reads.next);
+
+	node = sq->writes.rb_node;
 	while (node) {
 		struct request *rq = rb_entry_rq(node);
 
@@ -573,8 +606,8 @@ static struct request *ac_subqueue_next(struct ac_data *ad, u32 group,
 			node = node->rb_right;
 		}
 	}
-	if (!best && !RB_EMPTY_ROOT(root))
-		best = rb_entry_rq(rb_first(root));
+	if (!best && !RB_EMPTY_ROOT(&sq->writes))
+		best = rb_entry_rq(rb_first(&sq->writes));
 	return best;
 }
 
@@ -582,36 +615,6 @@ static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
 {
 	return list_first_entry_or_null(&ad->fifo[type], struct request,
 					queuelist);
-}
-
-/*
- * How far ac_die_oldest() looks into a FIFO.  With reads spread evenly over
- * 32 dies, a die's oldest read is among the first 64 with probability
- * 1 - (31/32)^64, 87 %; else C-SCAN order is taken, as with one die per
- * channel.  Bounds the work under the lock.
- */
-#define AC_DIE_OLDEST_SCAN	64
-
-/*
- * The oldest queued request of sub-queue (@unit, @type), or NULL if it is
- * not among the first AC_DIE_OLDEST_SCAN of its FIFO.  Used for reads when
- * units are dies: a die has no seek, so sector order buys nothing there,
- * and arrival order keeps a busy die's reads from being passed over by
- * newer ones (README, "Occupancy", has the measurement).
- */
-static struct request *ac_die_oldest(struct ac_data *ad, u32 unit,
-				     enum ac_type type)
-{
-	struct request *rq;
-	int n = 0;
-
-	list_for_each_entry(rq, &ad->fifo[type], queuelist) {
-		if (ac_rq_group(rq) == unit)
-			return rq;
-		if (++n >= AC_DIE_OLDEST_SCAN)
-			break;
-	}
-	return NULL;
 }
 
 /*
@@ -864,10 +867,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		rq = NULL;
 		if (pick.group >= AC_MAX_UNITS || pick.type >= AC_NR_TYPES)
 			break;
-		if (!ac_type_is_write(pick.type) && ac_policy_dies(&ad->policy))
-			rq = ac_die_oldest(ad, pick.group, pick.type);
-		if (!rq)
-			rq = ac_subqueue_next(ad, pick.group, pick.type);
+		rq = ac_subqueue_next(ad, pick.group, pick.type);
 		break;
 	default:
 		rq = NULL;
@@ -991,46 +991,59 @@ static struct request *ac_merge_neighbour(struct request_queue *q,
 	return other;
 }
 
+/*
+ * A queued write's neighbours are in its sorted tree.  Reads are not
+ * sorted: the one before a read is found in the merge hash (it ends where
+ * the read starts); the one after it is not looked for.
+ */
 static struct request *ac_next_request(struct request_queue *q,
 				       struct request *rq)
 {
+	if (!(ac_rq_flags(rq) & AC_RQ_SORTED) ||
+	    !ac_type_is_write(ac_rq_type(rq)))
+		return NULL;
 	return ac_merge_neighbour(q, rq, elv_rb_latter_request(q, rq));
 }
 
 static struct request *ac_former_request(struct request_queue *q,
 					 struct request *rq)
 {
-	return ac_merge_neighbour(q, rq, elv_rb_former_request(q, rq));
+	struct request *prev;
+
+	if (!(ac_rq_flags(rq) & AC_RQ_SORTED))
+		return NULL;
+	if (ac_type_is_write(ac_rq_type(rq)))
+		prev = elv_rb_former_request(q, rq);
+	else
+		prev = ac_hashed_ending_at(q, blk_rq_pos(rq));
+	return ac_merge_neighbour(q, rq, prev);
 }
 
 /*
- * Front merge: a queued request that starts where @bio ends.  Back merges go
+ * Front merge: a queued write that starts where @bio ends.  Back merges go
  * through the core's hash.  A queued request's sub-group is always that of
  * its current start sector (ac_request_merged() and ac_regroup() keep it so),
  * hence the candidate can only be in the sub-group of the bio's end sector,
- * in either sub-queue (sync or async) of the bio's direction.
+ * in either write sub-queue (sync or async).  Reads are not sorted, so a
+ * read bio front-merges only with the core's last merge (q->last_merge).
  */
 static int ac_request_merge(struct request_queue *q, struct request **merged,
 			    struct bio *bio)
 {
+	static const enum ac_type types[] = { AC_WRITE_SYNC, AC_WRITE_ASYNC };
 	struct ac_data *ad = ac_queue_data(q);
 	sector_t end = bio_end_sector(bio);
-	enum ac_type types[2];
 	struct request *rq;
 	u32 group;
 	int i;
 
 	lockdep_assert_held(&ad->lock);
 
+	if (!op_is_write(bio->bi_opf))
+		return ELEVATOR_NO_MERGE;
 	group = ac_group_of(ad, end);
-	types[0] = ac_type_of(bio->bi_opf);
-	if (op_is_write(bio->bi_opf))
-		types[1] = types[0] == AC_WRITE_SYNC ? AC_WRITE_ASYNC : AC_WRITE_SYNC;
-	else
-		types[1] = types[0] == AC_READ_SYNC ? AC_READ_ASYNC : AC_READ_SYNC;
-
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
-		rq = elv_rb_find(&ad->sort[group][types[i]], end);
+		rq = elv_rb_find(&ad->subq[group][types[i]].writes, end);
 		if (rq && elv_bio_merge_ok(rq, bio)) {
 			*merged = rq;
 			if (blk_discard_mergable(rq))
@@ -1043,7 +1056,8 @@ static int ac_request_merge(struct request_queue *q, struct request **merged,
 
 /*
  * A bio was merged into @rq.  After a front merge @rq starts earlier: move it
- * in its tree, and to the sub-group of its new start if that changed.
+ * to the sub-group of its new start if that changed, and a write in its
+ * tree.
  */
 static void ac_request_merged(struct request_queue *q, struct request *rq,
 			      enum elv_merge kind)
@@ -1065,13 +1079,14 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 	/* after ac_absorb(), which may have retyped it */
 	type = ac_rq_type(rq);
 	ad->stats.front_merges++;
-	elv_rb_del(&ad->sort[group][type], rq);
 	new_group = ac_group_of(ad, blk_rq_pos(rq));
 	if (new_group != group) {
+		ac_subqueue_del(ad, rq);
 		ac_policy_remove(&ad->policy, group, type);
 		ac_subqueue_add(ad, rq, new_group, type);
-	} else {
-		elv_rb_add(&ad->sort[group][type], rq);
+	} else if (ac_type_is_write(type)) {
+		elv_rb_del(&ad->subq[group][type].writes, rq);
+		elv_rb_add(&ad->subq[group][type].writes, rq);
 	}
 }
 
@@ -1153,7 +1168,6 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 {
 	struct ac_data *ad;
 	enum ac_type type;
-	u32 group;
 
 	/* about 25 KiB with the per-unit arrays: may come from vmalloc */
 	ad = kvzalloc_node(sizeof(*ad), GFP_KERNEL, q->node);
@@ -1165,9 +1179,7 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 	INIT_LIST_HEAD(&ad->dispatch);
 	for (type = 0; type < AC_NR_TYPES; type++)
 		INIT_LIST_HEAD(&ad->fifo[type]);
-	for (group = 0; group < AC_MAX_UNITS; group++)
-		for (type = 0; type < AC_NR_TYPES; type++)
-			ad->sort[group][type] = RB_ROOT;
+	ac_subqueues_init(ad);
 	ad->completed = alloc_percpu(u64);
 	if (!ad->completed) {
 		kvfree(ad);
@@ -1228,7 +1240,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 		WARN_ON_ONCE(!list_empty(&ad->fifo[type]));
 	for (group = 0; group < AC_MAX_UNITS; group++) {
 		for (type = 0; type < AC_NR_TYPES; type++)
-			WARN_ON_ONCE(!RB_EMPTY_ROOT(&ad->sort[group][type]));
+			WARN_ON_ONCE(ac_subqueue_next(ad, group, type));
 		occupied |= atomic_read(&ad->occ.all[group]) |
 			    atomic_read(&ad->occ.writes[group]);
 	}

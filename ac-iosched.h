@@ -27,6 +27,18 @@
 
 struct blk_mq_alloc_data;
 
+/*
+ * One sub-queue.  Writes are sorted by sector, served in C-SCAN order so
+ * that a channel's batch streams.  Reads wait in arrival order: a unit has
+ * no seek, sector order sent runs of reads to one die (README, "Tunables"),
+ * and a list costs O(1) where a tree costs a walk on the path every read
+ * takes.
+ */
+union ac_subqueue {
+	struct rb_root writes;
+	struct list_head reads;
+};
+
 /* Counters of the glue; the policy keeps its own in ac_policy.stats. */
 struct ac_counters {
 	u64 inserted;		/* requests seen by insert, each counted once */
@@ -49,12 +61,12 @@ struct ac_data {
 
 	/*
 	 * Every queued ("sorted") request is on exactly one deadline FIFO,
-	 * the one of its type, in arrival order (rq->queuelist), and in the
-	 * sector-sorted tree of its sub-queue (rq->rb_node).
+	 * the one of its type, in arrival order (rq->queuelist), and on the
+	 * sub-queue of its unit and type (through rq->rb_node).
 	 */
 	struct list_head fifo[AC_NR_TYPES];
-	struct rb_root sort[AC_MAX_UNITS][AC_NR_TYPES];
-	/* Start of the last request dispatched from each sub-queue (C-SCAN). */
+	union ac_subqueue subq[AC_MAX_UNITS][AC_NR_TYPES];
+	/* Start of the last write dispatched from each sub-queue (C-SCAN). */
 	sector_t last_pos[AC_MAX_UNITS][AC_NR_TYPES];
 
 	/*

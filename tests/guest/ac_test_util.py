@@ -241,6 +241,33 @@ def read_spread(events, chan, warmup=0.1):
     return res
 
 
+def read_passed_over(events, chan, warmup=0.1):
+    """For each issued read, how many reads of its channel inserted before
+    it were still waiting (not issued): 0 for every read when a channel's
+    reads leave in arrival order.  Returns the list of these counts, after
+    the first @warmup fraction of the issues (ramp-up).  Reads whose insert
+    was not seen are left out."""
+    waiting = {}         # channel -> sectors inserted, not issued, in order
+    issues = [e for e in events if e.kind == "issue" and e.read]
+    skip = int(len(issues) * warmup)
+    out = []
+    idx = 0
+    for e in events:
+        if not e.read or e.kind not in ("insert", "issue"):
+            continue
+        q = waiting.setdefault(chan(e.sector), [])
+        if e.kind == "insert":
+            q.append(e.sector)
+            continue
+        if e.sector in q:
+            rank = q.index(e.sector)
+            del q[rank]
+            if idx >= skip:
+                out.append(rank)
+        idx += 1
+    return out
+
+
 def write_runs(events, chan, warmup=0.1):
     """Run lengths of consecutive issued writes on one channel (reads ignored)."""
     ws = [chan(e.sector) for e in events if e.kind == "issue" and e.write]

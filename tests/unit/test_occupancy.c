@@ -429,7 +429,7 @@ static int o_head(u32 n, u8 type)
 	return -1;
 }
 
-/* Queued request of unit @u and @type (any one: the glue's C-SCAN). */
+/* Queued request of unit @u and @type (any one: which one is the glue's choice). */
 static int o_find(u32 n, u32 u, u8 type)
 {
 	u32 i;
