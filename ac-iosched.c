@@ -886,7 +886,9 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	/* Account with what was stored at insert, whatever was picked. */
 	group = ac_rq_group(rq);
 	type = ac_rq_type(rq);
-	ad->last_pos[group][type] = blk_rq_pos(rq);
+	/* C-SCAN's position: only writes are sorted */
+	if (ac_type_is_write(type))
+		ad->last_pos[group][type] = blk_rq_pos(rq);
 	ac_unqueue(ad, rq);
 	ac_policy_dispatched(&ad->policy, group, type, expired);
 	ac_mark_out(ad, rq);
