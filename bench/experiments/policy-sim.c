@@ -46,10 +46,9 @@
 struct req {
 	u32 unit;
 	u64 arrival;
-	int next;		/* next in its unit's queue or die FIFO */
+	int next;		/* next in its unit's queue, or on the free list */
 	int fnext;		/* next in the global FIFO */
 	int fprev;
-	bool queued;
 	u64 done;		/* at the device: completion time */
 	u64 sent;		/* arrival at the device */
 };
@@ -97,7 +96,6 @@ static void insert(void)
 	free_list = rq[i].next;
 	rq[i].unit = rnd(UNITS);
 	rq[i].arrival = now;
-	rq[i].queued = true;
 	push(&uq_head[rq[i].unit], &uq_tail[rq[i].unit], i);
 	rq[i].fnext = -1;
 	rq[i].fprev = f_tail;
@@ -131,7 +129,6 @@ static void unqueue(int i)
 		rq[rq[i].fnext].fprev = rq[i].fprev;
 	else
 		f_tail = rq[i].fprev;
-	rq[i].queued = false;
 }
 
 /*
