@@ -840,6 +840,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 			if (rq) {
 				heads.valid[type] = true;
 				heads.expire[type] = rq->fifo_time;
+				heads.unit[type] = ac_rq_group(rq);
 			}
 		}
 	}

@@ -276,6 +276,13 @@ static bool ac_capped(const struct ac_policy *p, u32 u)
 	       ac_occ_all(p->occ, u) >= p->unit_depth;
 }
 
+/* Whether a request of @type may not go to unit @u now: its caps. */
+static bool ac_held(const struct ac_policy *p, u32 u, enum ac_type type)
+{
+	return ac_capped(p, u) ||
+	       (ac_type_is_write(type) && ac_write_capped(p, u));
+}
+
 void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 {
 	p->fifo_batch = AC_DEF_FIFO_BATCH;
@@ -455,12 +462,56 @@ static void ac_phase_start(struct ac_policy *p)
 	p->phase_left = ac_at_least_one(p->fifo_batch);
 }
 
+/* Whether the head of FIFO @type is past its deadline. */
+static bool ac_head_late(const struct ac_policy *p,
+			 const struct ac_fifo_heads *heads, enum ac_type type,
+			 u64 now)
+{
+	return heads && heads->valid[type] && p->queued[type] &&
+	       (s64)(now - heads->expire[type]) >= 0;
+}
+
+/*
+ * Whether the head of FIFO @type must wait for its unit: caps hold expired
+ * requests too.  A die serves one command at a time, so an expired read
+ * sent past the cap would only wait at the device, behind the die's
+ * command, holding one of the device's few command slots while other dies
+ * idle; measured, that tipped the 90/10 mix into serving reads in arrival
+ * order (README, "Occupancy").  Held here, it is its unit's oldest read and
+ * leaves at the first pick after its unit has room.
+ */
+static bool ac_head_held(const struct ac_policy *p,
+			 const struct ac_fifo_heads *heads, enum ac_type type)
+{
+	u32 u = heads->unit[type];
+
+	return u < ac_policy_units(p) && ac_held(p, u, type);
+}
+
+/* Whether the head of FIFO @type is due now: late, and its unit has room. */
 static bool ac_expired(const struct ac_policy *p,
 		       const struct ac_fifo_heads *heads, enum ac_type type,
 		       u64 now)
 {
-	return heads && heads->valid[type] && p->queued[type] &&
-	       (s64)(now - heads->expire[type]) >= 0;
+	return ac_head_late(p, heads, type, now) &&
+	       !ac_head_held(p, heads, type);
+}
+
+/* Count a pick that found a late head waiting for its unit. */
+static void ac_count_waits(struct ac_policy *p,
+			   const struct ac_fifo_heads *heads, u64 now)
+{
+	enum ac_type t;
+
+	if (!heads || !ac_policy_dies(p))
+		return;
+	for (t = 0; t < AC_NR_TYPES; t++) {
+		if (ac_head_late(p, heads, t, now) &&
+		    ac_head_held(p, heads, t)) {
+			p->stats.expired_waits++;
+			return;
+		}
+	}
 }
 
 /* Algorithm 2: the first expired FIFO head in the order of the moment. */
@@ -697,7 +748,7 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 	for (u = c; u < units; u += nr) {
 		if (!p->grp[u].nr[type])
 			continue;
-		if (ac_capped(p, u) || ac_write_capped(p, u)) {
+		if (ac_held(p, u, type)) {
 			*capped = true;
 			continue;
 		}
@@ -837,6 +888,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 
 	if (!ac_policy_queued(p))
 		return ac_make_pick(AC_PICK_NONE, AC_READ_SYNC, 0);
+	ac_count_waits(p, heads, now);
 	if (p->writes_held) {
 		p->stats.writes_held++;
 		if (!ac_dir_queued(p, AC_DIR_READ))
@@ -861,7 +913,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	}
 	if (!pick.capped)
 		return pick;
-	/* everything is held by caps: an expired deadline overrides them */
+	/* everything else is held by caps: an expired head whose unit has room */
 	if (ac_find_expired(p, heads, now, &type)) {
 		p->stats.cap_expired++;
 		return ac_make_pick(AC_PICK_EXPIRED, type, 0);

@@ -107,8 +107,9 @@ struct ac_stats {
 	u64 reads_by_write;		/* of those, to a unit with a write out */
 	u64 cap_holds;			/* picks that found every request capped */
 	u64 cap_skips;			/* picks that passed over a capped unit */
-	u64 cap_expired;		/* expired requests sent past a cap */
+	u64 cap_expired;		/* expired requests sent while all else was capped */
 	u64 sync_read_expired;		/* expired sync reads sent mid-phase */
+	u64 expired_waits;		/* picks that found an expired head waiting for its unit */
 };
 
 enum ac_dir {
@@ -157,6 +158,7 @@ struct ac_policy {
 struct ac_fifo_heads {
 	bool valid[AC_NR_TYPES];	/* FIFO not empty */
 	u64 expire[AC_NR_TYPES];	/* head's deadline, in the glue's clock */
+	u32 unit[AC_NR_TYPES];		/* head's unit (group) */
 };
 
 enum ac_pick_kind {

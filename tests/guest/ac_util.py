@@ -91,7 +91,8 @@ STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["read_rounds", "write_batches", "starved_switches",
                      "proc_fallbacks", "writes_held", "reads_idle",
                      "reads_busy", "reads_by_write", "cap_holds", "cap_skips",
-                     "cap_expired", "sync_read_expired", "inserted",
+                     "cap_expired", "sync_read_expired", "expired_waits",
+                     "inserted",
                      "head_inserts", "head_dispatched", "merged",
                      "front_merges", "merges_refused", "retyped", "regroups",
                      "resizes", "completed", "requeued"])

@@ -6,9 +6,11 @@ The sync-merge test holds an async (written-back) write in AC with a cap:
 ssdsim with two dies per channel, AC told the geometry, unit_writes=1, and
 a long direct write already at the device on the same die.  A direct
 (REQ_SYNC) write that starts where the held write ends merges into it.  The
-merged request must move to the write_sync FIFO and leave by
-write_sync_expire (an expired deadline passes the cap), long before the die
-is free.  Before the fix it stayed async and waited for the die.
+merged request must move to the write_sync FIFO, so that its deadline
+(write_sync_expire, 0.5 s) passes while the die is busy (about 4 s; the
+async deadline is 60 s): AC counts an expired head waiting for its unit,
+and the request leaves when the long write is done (caps hold expired
+requests too).  Before the fix it stayed async and no deadline passed.
 """
 
 import mmap
@@ -59,7 +61,8 @@ def direct_write(dev, offset, length, fill, done):
     try:
         t0 = time.monotonic()
         assert os.pwrite(fd, buf, offset) == length
-        done.append(time.monotonic() - t0)
+        done.append(time.monotonic() - t0)     # how long it took
+        done.append(time.monotonic())          # when it ended
     finally:
         os.close(fd)
 
@@ -110,23 +113,29 @@ def test_sync_write_merged_into_async_becomes_sync(held_dev):
     assert async_fifo == [] or len(sync_fifo) == 1, (sync_fifo, async_fifo)
     assert after_merge["retyped"] - before["retyped"] == 1, after_merge
 
-    # 4. it leaves by its sync deadline, passing the cap, while unit 0 is busy
+    # 4. its sync deadline passes while unit 0 is busy; it leaves once the die is free
+    assert wait_for(lambda: ac_util.stats(dev)["expired_waits"] > before["expired_waits"],
+                    timeout=WRITE_SYNC_EXPIRE / 1000 + TCG_SLACK_MS / 1000), \
+        (ac_util.stats(dev), fifo_lines(dev, "write_sync"))
+    expired_ms = (time.monotonic() - t0) * 1000
+    w0_busy = t_w0.is_alive()
     left = wait_for(lambda: fifo_lines(dev, "write_sync") == [] and
                     fifo_lines(dev, "write_async") == [], timeout=30)
     waited_ms = (time.monotonic() - t0) * 1000
-    w0_busy = t_w0.is_alive()
     t_s.join(60)
     t_w0.join(60)
     s = ac_util.stats(dev)
-    print("merged request left after %.0f ms (write_sync_expire %d), long write still"
-          " at the device then: %s; sync write took %.0f ms, long write %.0f ms;"
-          " cap_expired %d"
-          % (waited_ms, WRITE_SYNC_EXPIRE, w0_busy, s_done[0] * 1000, w0[0] * 1000,
+    print("merged request seen expired after %.0f ms (write_sync_expire %d), long write"
+          " still at the device then: %s; it left after %.0f ms; sync write took %.0f ms,"
+          " long write %.0f ms; expired_waits %d, cap_expired %d"
+          % (expired_ms, WRITE_SYNC_EXPIRE, w0_busy, waited_ms, s_done[0] * 1000,
+             w0[0] * 1000, s["expired_waits"] - before["expired_waits"],
              s["cap_expired"] - before["cap_expired"]))
     assert left
-    assert waited_ms < WRITE_SYNC_EXPIRE + TCG_SLACK_MS, waited_ms
     assert w0_busy, "the long write finished first: the test did not hold the merged write"
-    assert s["cap_expired"] > before["cap_expired"]
+    # the cap held it: it ended with or after the long write, not seconds before
+    assert s_done[1] + 0.2 >= w0[1], (s_done, w0)
+    assert s["cap_expired"] == before["cap_expired"]
 
     # the data: both writes landed, nothing else changed
     fd = os.open(dev, os.O_RDONLY | os.O_DIRECT)
@@ -141,7 +150,7 @@ def test_sync_write_merged_into_async_becomes_sync(held_dev):
         os.close(fd)
     sh("sync")
     ac_util.assert_idle_and_balanced(dev)
-    record_counts("sync_merge", waited_ms=int(waited_ms))
+    record_counts("sync_merge", expired_ms=int(expired_ms), waited_ms=int(waited_ms))
 
 
 def test_merges_refused_counts_only_adjacent():
