@@ -21,7 +21,16 @@
  *
  *   cc -O2 -Wall -Wextra -I tests/unit -I . bench/experiments/policy-sim.c \
  *      ac-policy.c -o /tmp/policy-sim
- *   [RUN_DELAY_US=us] [LATE_US=us] /tmp/policy-sim [NR [QD [unit_depth [policy]]]]
+ *   [RUN_DELAY_US=us] [LATE_US=us] [MIX=w] /tmp/policy-sim [NR [QD [unit_depth [policy]]]]
+ *
+ * MIX=w: w percent of the inserted requests are 4 KiB direct writes (sync
+ * writes to AC), as fio's randrw with rwmixread=100-w: the channel carries
+ * the page in once both channel and die are free, then the die programs for
+ * PROGRAM_US, as ssdsim does.  Reads' and writes' latency percentiles are
+ * printed (from insertion into the scheduler: a tag wait is not modelled).
+ * WBATCH, WSTARVED, FIFO_BATCH, READS_FIRST override the tunables (the
+ * glue's defaults otherwise), WHOLD the glue's write_hold; STATS=1 prints
+ * some of the policy's counters.
  *
  * policy: "ac" (the policy's picks), "fifo" (arrival order, any scheduler
  * that only orders), "ideal" (the oldest read of any idle unit, else none).
@@ -38,13 +47,17 @@
 #define SENSE_US	5000ULL		/* read_us 50 x time_scale 100 */
 #define XFER_US		1000ULL		/* xfer_us 10 x time_scale 100 */
 #define READ_US		(SENSE_US + XFER_US)
+#define PROGRAM_US	50000ULL	/* program_us 500 x time_scale 100 */
 #define EXPIRE_US	500000ULL	/* read_sync_expire 500 ms */
+#define WEXPIRE_US	2000000ULL	/* write_sync_expire 2000 ms */
+#define MAXLAT		(1 << 22)
 #define SIM_US		60000000ULL	/* 60 s of device time */
 #define WARM_US		5000000ULL
 #define MAXREQ		4096
 
 struct req {
 	u32 unit;
+	int w;			/* 1: a write */
 	u64 arrival;
 	int next;		/* next in its unit's queue, or on the free list */
 	int fnext;		/* next in the global FIFO */
@@ -55,8 +68,13 @@ struct req {
 
 static struct req rq[MAXREQ];
 static int free_list = -1;
-static int uq_head[UNITS], uq_tail[UNITS];	/* scheduler, per unit */
-static int f_head = -1, f_tail = -1;		/* scheduler, arrival order */
+/* scheduler: per unit and direction, and per direction in arrival order */
+static int uq_head[2][UNITS], uq_tail[2][UNITS];
+static int f_head[2] = { -1, -1 }, f_tail[2] = { -1, -1 };
+static u32 mix;					/* percent writes */
+static u32 *rlat, nr_rlat;			/* reads' latencies (us) */
+static u32 *wlat, nr_wlat;			/* writes' latencies (us) */
+static u64 writes_done, wlat_sum;
 static int dev[64];				/* at the device */
 static u64 die_busy[UNITS], chan_busy[CHANNELS];
 static bool chan_model = true;
@@ -89,22 +107,28 @@ static void push(int *h, int *t, int i)
 	*t = i;
 }
 
+static enum ac_type type_of(int i)
+{
+	return rq[i].w ? AC_WRITE_SYNC : AC_READ_SYNC;
+}
+
 static void insert(void)
 {
-	int i = free_list;
+	int i = free_list, w;
 
 	free_list = rq[i].next;
 	rq[i].unit = rnd(UNITS);
+	rq[i].w = w = mix && rnd(100) < mix;
 	rq[i].arrival = now;
-	push(&uq_head[rq[i].unit], &uq_tail[rq[i].unit], i);
+	push(&uq_head[w][rq[i].unit], &uq_tail[w][rq[i].unit], i);
 	rq[i].fnext = -1;
-	rq[i].fprev = f_tail;
-	if (f_tail >= 0)
-		rq[f_tail].fnext = i;
+	rq[i].fprev = f_tail[w];
+	if (f_tail[w] >= 0)
+		rq[f_tail[w]].fnext = i;
 	else
-		f_head = i;
-	f_tail = i;
-	ac_policy_add(&pol, rq[i].unit, AC_READ_SYNC);
+		f_head[w] = i;
+	f_tail[w] = i;
+	ac_policy_add(&pol, rq[i].unit, type_of(i));
 	held++;
 }
 
@@ -112,23 +136,23 @@ static void insert(void)
 static void unqueue(int i)
 {
 	u32 u = rq[i].unit;
-	int *p = &uq_head[u], prev = -1;
+	int w = rq[i].w, *p = &uq_head[w][u], prev = -1;
 
 	while (*p != i) {
 		prev = *p;
 		p = &rq[*p].next;
 	}
 	*p = rq[i].next;
-	if (uq_tail[u] == i)
-		uq_tail[u] = prev;
+	if (uq_tail[w][u] == i)
+		uq_tail[w][u] = prev;
 	if (rq[i].fprev >= 0)
 		rq[rq[i].fprev].fnext = rq[i].fnext;
 	else
-		f_head = rq[i].fnext;
+		f_head[w] = rq[i].fnext;
 	if (rq[i].fnext >= 0)
 		rq[rq[i].fnext].fprev = rq[i].fprev;
 	else
-		f_tail = rq[i].fprev;
+		f_tail[w] = rq[i].fprev;
 }
 
 /*
@@ -144,45 +168,78 @@ static void to_device(int i)
 	u64 xfer = start + SENSE_US;
 
 	unqueue(i);
+	rq[i].sent = at;
+	dev[at_dev++] = i;
+	occ.all[u].counter++;
+	if (rq[i].w) {
+		/* the page comes in once channel and die are free, then programs */
+		if (chan_model && chan_busy[c] > start)
+			start = chan_busy[c];
+		if (chan_model)
+			chan_busy[c] = start + XFER_US;
+		die_busy[u] = start + XFER_US + PROGRAM_US;
+		rq[i].done = die_busy[u] + late;
+		occ.writes[u].counter++;
+		return;
+	}
 	if (chan_model && chan_busy[c] > xfer)
 		xfer = chan_busy[c];
 	if (chan_model)
 		chan_busy[c] = xfer + XFER_US;
 	die_busy[u] = xfer + XFER_US;
 	rq[i].done = die_busy[u] + late;
-	rq[i].sent = at;
-	dev[at_dev++] = i;
-	occ.all[u].counter++;
+}
+
+/* The older of the two FIFO heads, for "fifo" and "ideal". */
+static int oldest(int a, int b)
+{
+	if (a < 0)
+		return b;
+	if (b < 0)
+		return a;
+	return rq[b].arrival < rq[a].arrival ? b : a;
 }
 
 static int pick(const char *mode)
 {
 	if (!strcmp(mode, "fifo"))
-		return f_head;
+		return oldest(f_head[0], f_head[1]);
 	if (!strcmp(mode, "ideal")) {
-		int i;
+		int i, r = -1, w = -1;
 
-		for (i = f_head; i >= 0; i = rq[i].fnext)
+		for (i = f_head[0]; i >= 0 && r < 0; i = rq[i].fnext)
 			if (!occ.all[rq[i].unit].counter)
-				return i;
-		return -1;
+				r = i;
+		for (i = f_head[1]; i >= 0 && w < 0; i = rq[i].fnext)
+			if (!occ.all[rq[i].unit].counter)
+				w = i;
+		return oldest(r, w);
 	}
 	{
 		struct ac_fifo_heads heads = { 0 };
 		struct ac_pick k;
+		int w, h;
 
-		if (f_head >= 0) {
-			heads.valid[AC_READ_SYNC] = true;
-			heads.expire[AC_READ_SYNC] = rq[f_head].arrival + EXPIRE_US;
+		for (w = 0; w < 2; w++) {
+			enum ac_type t = w ? AC_WRITE_SYNC : AC_READ_SYNC;
+
+			if (f_head[w] < 0)
+				continue;
+			heads.valid[t] = true;
+			heads.expire[t] = rq[f_head[w]].arrival +
+					  (w ? WEXPIRE_US : EXPIRE_US);
+			heads.unit[t] = rq[f_head[w]].unit;
 		}
 		k = ac_policy_pick(&pol, &heads, now);
+		w = ac_type_is_write(k.type);
 		if (k.kind == AC_PICK_EXPIRED) {
-			ac_policy_dispatched(&pol, rq[f_head].unit, AC_READ_SYNC, true);
-			return f_head;
+			h = f_head[w];
+			ac_policy_dispatched(&pol, rq[h].unit, k.type, true);
+			return h;
 		}
 		if (k.kind == AC_PICK_GROUP) {
 			ac_policy_dispatched(&pol, k.group, k.type, false);
-			return uq_head[k.group];
+			return uq_head[w][k.group];
 		}
 		return -1;
 	}
@@ -190,15 +247,32 @@ static int pick(const char *mode)
 
 static void dispatch(const char *mode)
 {
-	while (at_dev < qd_max && f_head >= 0) {
+	while (at_dev < qd_max && (f_head[0] >= 0 || f_head[1] >= 0)) {
 		int i = pick(mode);
 
 		if (i < 0)
 			break;
 		if (strcmp(mode, "ac"))
-			ac_policy_remove(&pol, rq[i].unit, AC_READ_SYNC);
+			ac_policy_remove(&pol, rq[i].unit, type_of(i));
 		to_device(i);
 	}
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct_of(const u32 *lat, u32 n, double q)
+{
+	return n ? lat[(u32)(q * (n - 1))] / 1000.0 : 0;
+}
+
+static double pct(double q)
+{
+	return pct_of(rlat, nr_rlat, q);
 }
 
 int main(int argc, char **argv)
@@ -217,7 +291,11 @@ int main(int argc, char **argv)
 		free_list = i;
 	}
 	for (u = 0; u < UNITS; u++)
-		uq_head[u] = uq_tail[u] = -1;
+		uq_head[0][u] = uq_tail[0][u] = uq_head[1][u] = uq_tail[1][u] = -1;
+	if (getenv("MIX"))
+		mix = atoi(getenv("MIX"));
+	rlat = malloc(MAXLAT * sizeof(*rlat));
+	wlat = malloc(MAXLAT * sizeof(*wlat));
 	chan_model = !getenv("NO_CHANNELS");
 	if (getenv("RUN_DELAY_US"))
 		run_delay = atoi(getenv("RUN_DELAY_US"));
@@ -226,6 +304,18 @@ int main(int argc, char **argv)
 	ac_policy_init(&pol, 1);
 	pol.dies_per_channel = DIES;
 	pol.unit_depth = depth;
+	pol.unit_writes = 1;		/* the glue's defaults */
+	pol.fifo_batch = 16;
+	pol.write_batch = getenv("WBATCH") ? atoi(getenv("WBATCH")) : 16;
+	pol.writes_starved = getenv("WSTARVED") ? atoi(getenv("WSTARVED")) : 2;
+	if (getenv("READS_FIRST"))
+		pol.reads_first = atoi(getenv("READS_FIRST"));
+	/* as the glue: 3/4 of the tags for writes, less the device's depth */
+	pol.write_hold = nr * 3 / 4 - (nr * 3 / 8 < qd ? nr * 3 / 8 : qd);
+	if (getenv("WHOLD"))
+		pol.write_hold = atoi(getenv("WHOLD"));
+	if (getenv("FIFO_BATCH"))
+		pol.fifo_batch = atoi(getenv("FIFO_BATCH"));
 	pol.occ = &occ;
 	ac_policy_regroup(&pol, CHANNELS);
 
@@ -247,18 +337,54 @@ int main(int argc, char **argv)
 		dev[first] = dev[--at_dev];
 		now = rq[i].done;
 		occ.all[rq[i].unit].counter--;
+		if (rq[i].w)
+			occ.writes[rq[i].unit].counter--;
 		held--;
-		if (now >= WARM_US) {
+		if (now >= WARM_US && rq[i].w) {
+			writes_done++;
+			wlat_sum += now - rq[i].arrival;
+			if (nr_wlat < MAXLAT)
+				wlat[nr_wlat++] = now - rq[i].arrival;
+		} else if (now >= WARM_US) {
 			if (!start)
 				start = now;
 			done_after_warm++;
 			lat_sum += now - rq[i].arrival;
 			service_sum += now - rq[i].sent;
+			if (nr_rlat < MAXLAT)
+				rlat[nr_rlat++] = now - rq[i].arrival;
 		}
 		rq[i].next = free_list;
 		free_list = i;
 		insert();
 		dispatch(mode);
+	}
+	if (mix) {
+		qsort(rlat, nr_rlat, sizeof(*rlat), cmp_u32);
+		qsort(wlat, nr_wlat, sizeof(*wlat), cmp_u32);
+		printf("%s MIX %u nr_requests %u unit_depth %u: read IOPS %.0f write IOPS %.0f, read mean %.1f p50 %.1f p90 %.1f p99 %.1f max %.1f ms, write mean %.1f p99 %.1f max %.1f ms, expired %llu+%llu\n",
+		       mode, mix, nr, depth,
+		       done_after_warm * 1e6 / (now - start),
+		       writes_done * 1e6 / (now - start),
+		       lat_sum / 1000.0 / done_after_warm, pct(0.5), pct(0.9),
+		       pct(0.99), pct(1.0),
+		       wlat_sum / 1000.0 / (writes_done ? writes_done : 1),
+		       pct_of(wlat, nr_wlat, 0.99), pct_of(wlat, nr_wlat, 1.0),
+		       (unsigned long long)pol.stats.expired[AC_READ_SYNC],
+		       (unsigned long long)pol.stats.expired[AC_WRITE_SYNC]);
+		if (getenv("STATS"))
+			printf("  write batches %llu starved switches %llu cap holds %llu cap skips %llu cap_expired %llu sync_read_expired %llu expired_waits %llu reads idle %llu busy %llu, write mean latency %.1f ms\n",
+			       (unsigned long long)pol.stats.write_batches,
+			       (unsigned long long)pol.stats.starved_switches,
+			       (unsigned long long)pol.stats.cap_holds,
+			       (unsigned long long)pol.stats.cap_skips,
+			       (unsigned long long)pol.stats.cap_expired,
+			       (unsigned long long)pol.stats.sync_read_expired,
+			       (unsigned long long)pol.stats.expired_waits,
+			       (unsigned long long)pol.stats.reads_idle,
+			       (unsigned long long)pol.stats.reads_busy,
+			       wlat_sum / 1000.0 / (writes_done ? writes_done : 1));
+		return 0;
 	}
 	printf("%s nr_requests %u unit_depth %u: %.3f of the ceiling, mean latency %.1f ms, at the device %.2f ms (dies busy %.3f), expired %llu\n",
 	       mode, nr, depth,
