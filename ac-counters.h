@@ -46,6 +46,7 @@ AC_COUNTER_POLICY(cap_skips)
 AC_COUNTER_POLICY(cap_expired)
 AC_COUNTER_POLICY(sync_read_expired)
 AC_COUNTER_POLICY(expired_waits)
+AC_COUNTER_POLICY(writes_behind_reads)
 
 AC_COUNTER_GLUE(inserted)
 AC_COUNTER_GLUE(head_inserts)

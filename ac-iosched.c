@@ -818,6 +818,18 @@ static struct ac_pick ac_pick(struct ac_data *ad,
 	return pick;
 }
 
+/*
+ * reads_first holds writes while fewer than this are queued: the tags
+ * writes may take, less what the device may hold of them, so that held
+ * writes do not by themselves make a submitter wait for a write's tag.
+ */
+static u32 ac_write_hold(struct ac_data *ad)
+{
+	unsigned int share = ac_async_requests(ad);
+
+	return share - min(share / 2, ad->q->tag_set->queue_depth);
+}
+
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_fifo_heads heads = {};
@@ -833,6 +845,8 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		return NULL;
 
 	ad->policy.writes_held = ac_writes_held(ad);
+	if (ad->policy.reads_first)
+		ad->policy.write_hold = ac_write_hold(ad);
 	/* the heads' requests are cold cache lines: read them when due */
 	if (ac_policy_heads_due(&ad->policy)) {
 		for (type = 0; type < AC_NR_TYPES; type++) {

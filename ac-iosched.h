@@ -236,6 +236,8 @@ void ac_insert_requests(struct blk_mq_hw_ctx *hctx, struct list_head *list,
  * "word" (each sbitmap word).
  */
 unsigned int ac_async_depth(struct ac_data *ad, const char **mode);
+/* How many requests writes and async reads may hold, in all. */
+unsigned int ac_async_requests(struct ac_data *ad);
 
 /* sysfs.c */
 #ifdef AC_HAVE_CONST_ATTRS

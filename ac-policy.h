@@ -110,6 +110,7 @@ struct ac_stats {
 	u64 cap_expired;		/* expired requests sent while all else was capped */
 	u64 sync_read_expired;		/* expired sync reads sent mid-phase */
 	u64 expired_waits;		/* picks that found an expired head waiting for its unit */
+	u64 writes_behind_reads;	/* picks that kept writes off dies with reads waiting */
 };
 
 enum ac_dir {
@@ -126,6 +127,7 @@ struct ac_policy {
 	u32 dies_per_channel;	/* 1 .. AC_MAX_DIES; units = channels x dies */
 	u32 unit_depth;		/* requests at one die, 0: no cap (dies only) */
 	u32 unit_writes;	/* writes at one die, 0: no cap (dies only) */
+	u32 reads_first;	/* 1: no write to a die with reads waiting (dies only) */
 
 	/* The glue's occupancy counts; NULL: every unit idle. */
 	const struct ac_occupancy *occ;
@@ -135,6 +137,13 @@ struct ac_policy {
 	 * as it may while reads are about, so pick a read or nothing.
 	 */
 	bool writes_held;
+	/*
+	 * Set by the glue before each pick: with reads_first, writes wait for
+	 * their die's reads while fewer than this many are queued, the tags
+	 * writes may take less what the device may hold, so that holding
+	 * writes does not by itself make a submitter wait for a tag.
+	 */
+	u32 write_hold;
 
 	struct ac_group grp[AC_MAX_UNITS];
 	u32 queued[AC_NR_TYPES];	/* sum of grp[].nr */

@@ -42,6 +42,8 @@ AC_TUNABLE(unit_depth, policy.unit_depth,
 	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_DEPTH, NULL, false)
 AC_TUNABLE(unit_writes, policy.unit_writes,
 	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES, NULL, false)
+AC_TUNABLE(reads_first, policy.reads_first,
+	   "0/1", 0, 1, 0, NULL, false)
 AC_TUNABLE(mapping, mapping,
 	   "word", AC_MAP_RANGE, AC_MAP_STRIPE, AC_MAP_RANGE, ac_mapping_names, true)
 AC_TUNABLE(stripe_kb, stripe_kb,

@@ -62,6 +62,11 @@ unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
 	return READ_ONCE(ad->q->async_depth);
 }
 
+unsigned int ac_async_requests(struct ac_data *ad)
+{
+	return READ_ONCE(ad->q->async_depth);
+}
+
 /*
  * Our share, unless the queue already has a limit of its own: one the user
  * wrote to queue/async_depth survives a switch to AC and the
@@ -163,6 +168,12 @@ unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
 {
 	*mode = ac_shallow_per_word ? "word" : "bitmap";
 	return READ_ONCE(ad->async_depth);
+}
+
+/* Our share of the whole bitmap, whichever way shallow_depth counts. */
+unsigned int ac_async_requests(struct ac_data *ad)
+{
+	return READ_ONCE(ad->q->nr_requests) * AC_ASYNC_DEPTH_PERCENT / 100;
 }
 
 static void ac_hctx_depth_updated(struct blk_mq_hw_ctx *hctx)

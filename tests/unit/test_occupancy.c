@@ -279,6 +279,97 @@ static void test_write_spreads_dies(void)
 	CHECK_EQ(p.stats.write_batches, 2);
 }
 
+/*
+ * Writes at die 3 (one goes, a write phase starts), then a read and a write
+ * at die 1 of the same channel (units of channel 1: 1, 3); returns the
+ * pick that follows, die 1 idle.
+ */
+static struct ac_pick write_beside_read(struct ac_policy *p, u32 reads_first,
+					u32 write_hold)
+{
+	struct ac_pick k;
+
+	setup(p, 2, 2, 1);
+	p->reads_first = reads_first;
+	p->write_hold = write_hold;
+	ac_policy_add(p, 3, WS);
+	ac_policy_add(p, 3, WS);
+	k = step(p);			/* only writes: a write phase */
+	CHECK_EQ(k.group, 3);
+	CHECK_EQ(k.type, WS);
+	ac_policy_add(p, 1, RS);
+	ac_policy_add(p, 1, WS);
+	return step(p);
+}
+
+/* reads_first: an idle die with a read waiting gets the read, then the write. */
+static void test_reads_first(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	k = write_beside_read(&p, 1, 1000);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.type, RS);
+	CHECK_EQ(p.stats.writes_behind_reads, 1);
+	k = step(&p);			/* both dies at their cap */
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	busy(1, -1, false);		/* the read is done */
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.type, WS);
+}
+
+/* Without reads_first, or past write_hold, the write phase sends the write. */
+static void test_reads_first_off_and_bound(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	k = write_beside_read(&p, 0, 1000);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.type, WS);
+	CHECK_EQ(p.stats.writes_behind_reads, 0);
+	/* two writes queued, write_hold 2: the one that delays fewest reads */
+	k = write_beside_read(&p, 1, 2);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.type, WS);
+	CHECK_EQ(p.stats.writes_behind_reads, 0);
+}
+
+/*
+ * Past write_hold, the write goes to the die with the fewest reads waiting,
+ * of any channel: here an async write of channel 1, where the batch would
+ * start on channel 0's sync writes.
+ */
+static void test_reads_first_fewest_reads(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+	int i;
+
+	setup(&p, 2, 2, 0);		/* channel 0: units 0, 2; 1: 1, 3 */
+	p.reads_first = 1;
+	p.write_hold = 1;
+	for (i = 0; i < 3; i++)
+		ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 2, RS);
+	ac_policy_add(&p, 2, RS);
+	ac_policy_add(&p, 3, RS);
+	ac_policy_add(&p, 0, WS);
+	ac_policy_add(&p, 2, WS);
+	ac_policy_add(&p, 3, WA);
+	p.dir = AC_DIR_WRITE;		/* a write phase */
+	p.phase_left = 10;
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 3);		/* one read there, against 3 and 2 */
+	CHECK_EQ(k.type, WA);
+}
+
 /* Two requests of @type on @unit, cap 1: one goes, the other is held. */
 static void fill_capped(struct ac_policy *p, u32 unit, enum ac_type type)
 {
@@ -529,6 +620,19 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 		  atomic_read(&occ.writes[u]) < (int)p->unit_writes,
 		  "unit %u with %d writes out got a write (unit_writes %u)", u,
 		  atomic_read(&occ.writes[u]), p->unit_writes);
+	/*
+	 * reads_first, with dies: a write goes to no die with reads waiting
+	 * (expiry aside) while fewer than write_hold writes are queued (this
+	 * one still counts as queued).
+	 */
+	for (i = 0; p->reads_first && ac_policy_dies(p) &&
+	     ac_type_is_write(k->type) &&
+	     p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC] <
+	     p->write_hold && i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].unit == u &&
+		    !ac_type_is_write(oreq[i].type))
+			t_fail(__FILE__, __LINE__,
+			       "write to unit %u while a read waits for it", u);
 	if (!ac_type_is_write(k->type) && atomic_read(&occ.all[u])) {
 		for (i = 0; i < n; i++) {
 			const struct o_req *r = &oreq[i];
@@ -597,6 +701,9 @@ static void o_run(const struct o_prof *pf)
 	p.writes_starved = 1 + o_rand(3);
 	p.write_batch = 1 + o_rand(16);
 	p.unit_writes = o_rand(3);
+	p.reads_first = o_rand(2);
+	/* writes wait for reads up to: none, a few, any number queued */
+	p.write_hold = (u32[]){ 0, 4, 1000000 }[o_rand(3)];
 	units = ac_policy_units(&p);
 	memset(oreq, 0, sizeof(oreq));
 
@@ -751,6 +858,9 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/read_idle_beats_rotation", test_read_idle_beats_rotation },
 	{ "occupancy/read_avoids_write_out", test_read_avoids_write_out },
 	{ "occupancy/write_spreads_dies", test_write_spreads_dies },
+	{ "occupancy/reads_first", test_reads_first },
+	{ "occupancy/reads_first_off_and_bound", test_reads_first_off_and_bound },
+	{ "occupancy/reads_first_fewest_reads", test_reads_first_fewest_reads },
 	{ "occupancy/cap_holds_and_expiry", test_cap_holds_and_expiry },
 	{ "occupancy/cap_expired_async", test_cap_expired_async },
 	{ "occupancy/cap_expired_write", test_cap_expired_write },
