@@ -271,3 +271,30 @@ def test_run_fails_when_lockdep_switched_off(tmp_path, stats, ok):
     (tmp_path / "lockdep_stats").write_text(stats)
     good, reasons = ac_vm_module().judge("6.12-debug", str(tmp_path), False, "")
     assert good == ok, reasons
+
+
+# Stands in for qemu-system-x86_64: answers vng's version probe, otherwise
+# fails at once, as a guest that crashes before running anything.
+QEMU_CRASH_STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "QEMU emulator version 7.2.0"; exit 0; fi
+exit 1
+"""
+
+
+def test_test_goes_on_after_a_broken_kernel(tmp_path):
+    """A kernel whose guest breaks outside any test counts one failure, and
+    the next kernel still runs with the --env given (CI once died there with
+    a TypeError: the count had replaced the --env dict)."""
+    stub = tmp_path / "qemu-crash"
+    stub.write_text(QEMU_CRASH_STUB)
+    stub.chmod(0o755)
+    res = subprocess.run([AC_VM, "--out", str(tmp_path / "out"), "test", "6.12", "6.1",
+                          "--no-build", "--timeout", "120", "--env", "AC_PROBE=1"],
+                         env=dict(os.environ, AC_VM_QEMU=str(stub)), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=3600)
+    assert "Traceback" not in res.stdout, res.stdout[-3000:]
+    assert res.returncode == 1, res.stdout[-3000:]
+    lines = res.stdout.strip().splitlines()
+    assert lines[-1] == "0 passed, 2 failed", res.stdout[-3000:]
+    assert any(ln.startswith("6.12 ") and "FAILED" in ln for ln in lines), res.stdout[-3000:]
+    assert any(ln.startswith("6.1 ") and "FAILED" in ln for ln in lines), res.stdout[-3000:]
