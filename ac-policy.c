@@ -734,21 +734,11 @@ static void ac_start_batch(struct ac_policy *p)
 		ac_make_proc(p, c);
 }
 
-static u32 ac_reads_queued(const struct ac_policy *p, u32 u)
-{
-	return p->grp[u].nr[AC_READ_SYNC] + p->grp[u].nr[AC_READ_ASYNC];
-}
-
-static u32 ac_writes_queued(const struct ac_policy *p)
-{
-	return p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
-}
-
 /* reads_first, and fewer than write_hold writes queued: they wait for reads */
 static bool ac_writes_wait(const struct ac_policy *p)
 {
 	return p->reads_first && ac_policy_dies(p) &&
-	       ac_writes_queued(p) < p->write_hold;
+	       ac_dir_queued(p, AC_DIR_WRITE) < p->write_hold;
 }
 
 /*
@@ -781,7 +771,7 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 			*capped = true;
 			continue;
 		}
-		if (wait && ac_reads_queued(p, u)) {
+		if (wait && ac_reads(&p->grp[u])) {
 			behind = true;
 			continue;
 		}
@@ -865,7 +855,7 @@ static int ac_write_fewest_reads(const struct ac_policy *p,
 		for (u = 0; u < units; u++) {
 			if (!p->grp[u].nr[t] || ac_held(p, u, t))
 				continue;
-			reads = ac_reads_queued(p, u);
+			reads = ac_reads(&p->grp[u]);
 			if (reads < best_reads) {
 				best_reads = reads;
 				best = u;
