@@ -756,7 +756,7 @@ static int ssdsim_alloc_model(struct ssdsim_dev *dev)
 	dev->cmd_units = ssdsim_model_cmd_units(m, SSDSIM_MAX_HW_SECTORS <<
 						SECTOR_SHIFT);
 	m->die = kcalloc(ssdsim_model_units(m), sizeof(*m->die), GFP_KERNEL);
-	m->chan = kcalloc(m->channels, sizeof(*m->chan), GFP_KERNEL);
+	m->chan = kvcalloc(m->channels, sizeof(*m->chan), GFP_KERNEL);
 	if (m->mapping == SSDSIM_MAP_FTL)
 		m->l2p = kvcalloc(m->nr_pages, sizeof(*m->l2p), GFP_KERNEL);
 	if (!m->die || !m->chan || (m->mapping == SSDSIM_MAP_FTL && !m->l2p))
@@ -768,7 +768,7 @@ static void ssdsim_free_dev(struct ssdsim_dev *dev)
 {
 	ssdsim_free_store(dev);
 	kvfree(dev->model.l2p);
-	kfree(dev->model.chan);
+	kvfree(dev->model.chan);
 	kfree(dev->model.die);
 	kfree(dev);
 }

@@ -12,8 +12,9 @@
  *   write: the channel carries the page in (xfer_ns), then the die programs
  *          it (program_ns).  Both must be free for the transfer to start.
  *
- * Every die and channel keeps one "busy until" time; a reservation always
- * starts at or after it, so reservations are never back-filled into gaps and
+ * Every die keeps one "busy until" time and serves its pages in arrival
+ * order.  A channel books each transfer into the first gap that fits at or
+ * after the time the page is ready (chan_take()).  Nothing booked moves, so
  * the result depends only on the order and times at which commands arrive.
  * The command completes when its last page does.  Pages of one command all
  * arrive with it: a command spread over several channels runs in parallel.
@@ -175,6 +176,46 @@ static u64 page_span(const struct ssdsim_model *m, u64 pos, u64 len,
 	return *first > last ? 0 : last - *first + 1;
 }
 
+/*
+ * Book channel @c for @len at the first time at or after @t at which it is
+ * free, and return that time.  A transfer goes into a gap left before one
+ * booked earlier for a later time, as a controller carries a page out when
+ * it is ready and the channel idle: otherwise a read queued behind another
+ * on its die would hold its whole channel idle until its own turn.  Booked
+ * transfers never move, so times still depend only on the arrivals.  With
+ * the book full, the transfer goes after the last one booked and joins it
+ * (the gap between them is given up).
+ */
+static u64 chan_take(struct ssdsim_channel *c, u64 now, u64 t, u64 len)
+{
+	u32 i, drop = 0;
+
+	while (drop < c->nr_slots && c->slot[drop].end <= now)
+		drop++;
+	for (i = drop; i < c->nr_slots; i++)
+		c->slot[i - drop] = c->slot[i];
+	c->nr_slots -= drop;
+
+	if (c->nr_slots == SSDSIM_CHANNEL_SLOTS) {
+		struct ssdsim_slot *last = &c->slot[c->nr_slots - 1];
+
+		t = max_u64(t, last->end);
+		last->end = t + len;
+		return t;
+	}
+	for (i = 0; i < c->nr_slots; i++) {
+		if (t + len <= c->slot[i].start)
+			break;
+		t = max_u64(t, c->slot[i].end);
+	}
+	for (drop = c->nr_slots; drop > i; drop--)
+		c->slot[drop] = c->slot[drop - 1];
+	c->slot[i].start = t;
+	c->slot[i].end = t + len;
+	c->nr_slots++;
+	return t;
+}
+
 static u64 read_page(struct ssdsim_model *m, u64 now, u64 lpn,
 		     bool *behind_program)
 {
@@ -183,7 +224,7 @@ static u64 read_page(struct ssdsim_model *m, u64 now, u64 lpn,
 	struct ssdsim_channel *c = &m->chan[unit / m->dies];
 	u64 start = max_u64(now, d->free_at);
 	u64 sensed = start + m->read_ns;
-	u64 xfer_start = max_u64(sensed, c->free_at);
+	u64 xfer_start = chan_take(c, now, sensed, m->xfer_ns);
 	u64 done = xfer_start + m->xfer_ns;
 
 	if (d->program_end > now) {
@@ -198,7 +239,6 @@ static u64 read_page(struct ssdsim_model *m, u64 now, u64 lpn,
 	c->st.wait_ns += xfer_start - sensed;
 	c->st.busy_ns += m->xfer_ns;
 	c->st.ops++;
-	c->free_at = done;
 	return done;
 }
 
@@ -208,20 +248,20 @@ static u64 write_page(struct ssdsim_model *m, u64 now, u64 lpn)
 						  default_unit(m, lpn);
 	struct ssdsim_die *d = &m->die[unit];
 	struct ssdsim_channel *c = &m->chan[unit / m->dies];
-	u64 start = max_u64(now, max_u64(d->free_at, c->free_at));
+	u64 ready = max_u64(now, d->free_at);
+	u64 start = chan_take(c, now, ready, m->xfer_ns);
 	u64 done = start + m->xfer_ns + m->program_ns;
 
-	/* each busy resource is charged the wait it alone would have caused */
-	d->st.wait_ns += max_u64(d->free_at, now) - now;
+	/* the die is charged the wait for it, the channel the wait after that */
+	d->st.wait_ns += ready - now;
 	d->st.busy_ns += done - start;
 	d->st.ops++;
 	d->free_at = done;
 	d->program_end = done;
 
-	c->st.wait_ns += max_u64(c->free_at, now) - now;
+	c->st.wait_ns += start - ready;
 	c->st.busy_ns += m->xfer_ns;
 	c->st.ops++;
-	c->free_at = start + m->xfer_ns;
 	return done;
 }
 

@@ -66,8 +66,22 @@ struct ssdsim_die {
 	bool marked;		/* scratch of ssdsim_model_enter() */
 };
 
+/*
+ * Transfers a channel has booked that have not ended, at most this many:
+ * one per page in flight on the channel, so 64 covers 32 commands of up to
+ * two pages there; past it a transfer goes after the last one booked.
+ */
+#define SSDSIM_CHANNEL_SLOTS	64
+
+struct ssdsim_slot {
+	u64 start;		/* ns */
+	u64 end;		/* ns, exclusive */
+};
+
 struct ssdsim_channel {
-	u64 free_at;		/* ns: busy until */
+	/* booked transfers, in time order, none overlapping */
+	struct ssdsim_slot slot[SSDSIM_CHANNEL_SLOTS];
+	u32 nr_slots;
 	struct ssdsim_unit_stats st;
 };
 

@@ -131,6 +131,51 @@ static void test_write_waits_for_channel_and_die(void)
 	free_model(m);
 }
 
+static void test_channel_fills_gaps(void)
+{
+	struct ssdsim_params p = base;
+	struct ssdsim_model *m;
+
+	p.channels = 1;
+	p.dies = 2;	/* stripe chunk k: die k % 2 */
+	m = model(p);
+	/* two reads on die 0: transfers at 10-12 and 22-24 ms */
+	CHECK(ssdsim_model_read(m, 0, 0, PG) == 12 * MS);
+	CHECK(ssdsim_model_read(m, 0, 2 * PG, PG) == 24 * MS);
+	/* die 1's page is ready at 10: it goes out at 12, in the gap */
+	CHECK(ssdsim_model_read(m, 0, PG, PG) == 14 * MS);
+	CHECK(m->chan[0].st.wait_ns == 2 * MS);
+	/* die 1 again: sensed 14-24, the channel free from 24 */
+	CHECK(ssdsim_model_read(m, 0, 3 * PG, PG) == 26 * MS);
+	/* a write on die 1 at 30: in at 30-32, programs to 72 */
+	CHECK(ssdsim_model_write(m, 30 * MS, PG, PG) == 72 * MS);
+	/* die 0 read at 31: sensed 31-41, out at 41-43, not behind the write */
+	CHECK(ssdsim_model_read(m, 31 * MS, 0, PG) == 43 * MS);
+	free_model(m);
+}
+
+static void test_channel_book_full(void)
+{
+	struct ssdsim_params p = base;
+	struct ssdsim_model *m;
+	u64 t = 0;
+	int i;
+
+	p.channels = 1;
+	p.dies = 1;
+	p.read_us = 0;	/* every page is ready at once: the channel alone */
+	m = model(p);
+	/* one more transfer than the book holds: back to back all the same */
+	for (i = 0; i <= SSDSIM_CHANNEL_SLOTS; i++)
+		t = ssdsim_model_read(m, 0, (u64)i * PG, PG);
+	CHECK(t == (SSDSIM_CHANNEL_SLOTS + 1) * 2 * MS);
+	CHECK(m->chan[0].nr_slots == SSDSIM_CHANNEL_SLOTS);
+	/* past them all, the book is emptied and starts again */
+	CHECK(ssdsim_model_read(m, 1000 * MS, 0, PG) == 1002 * MS);
+	CHECK(m->chan[0].nr_slots == 1);
+	free_model(m);
+}
+
 static void test_mappings(void)
 {
 	struct ssdsim_params p = base;
@@ -316,6 +361,8 @@ int main(void)
 	test_dies_share_the_bus();
 	test_read_behind_program();
 	test_write_waits_for_channel_and_die();
+	test_channel_fills_gaps();
+	test_channel_book_full();
 	test_mappings();
 	test_ftl();
 	test_occupancy();

@@ -180,6 +180,22 @@ def test_dies_of_one_channel_overlap_but_share_the_bus(ssdsim):
     assert ok, why
 
 
+def test_channel_serves_ready_pages_in_gaps(ssdsim):
+    # one channel, 2 dies, 100 ms sense, 20 ms transfer.  Two reads on die 0
+    # at once book the channel at 100-120 and 220-240 ms; a read on die 1
+    # 30 ms later is sensed by 130 and goes out then, in the gap, not after
+    # 240 (as when a channel only appended: it waited 110 ms there).
+    dev = ssdsim(**dict(TIMING, channels=1, dies=2, time_scale=1000))
+    su.reset_stats(dev)
+    su.timed_io(dev, [("r", 0, PAGE), ("r", 2 * PAGE, PAGE), ("r", PAGE, PAGE)],
+                delays=[0, 0, 0.03])
+    st = su.stats(dev)
+    assert [st["die"][(0, d)]["ops"] for d in range(2)] == [2, 1]
+    # at most the die-0 transfer a late-sensed die-1 page meets (20 ms)
+    assert st["channel"][0]["wait_ns"] <= 20 * MS, st["channel"][0]
+    assert st["die"][(0, 0)]["wait_ns"] > 0
+
+
 def test_read_waits_behind_a_program_on_its_die(ssdsim):
     dev = ssdsim(**TIMING)
     read_ms, write_ms = su.model_ms(dev)
