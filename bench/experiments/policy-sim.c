@@ -6,9 +6,10 @@
  *
  * Model (sim/README.md's defaults and timing): units = channels x dies; a
  * read senses on its die for SENSE_US once the die is free, then carries its
- * page out over its channel for XFER_US once the channel is free, both
- * reserved as the command arrives, with no back-filling, as ssdsim does
- * (NO_CHANNELS=1: no channel); the device holds at most QD commands; the
+ * page out over its channel for XFER_US in the first gap the channel has
+ * then, both reserved as the command arrives, as ssdsim does (NO_CHANNELS=1:
+ * no channel; OLD_CHANNEL=1: ssdsim before 2026-11-25, a transfer only after
+ * the last one booked, gaps never filled); the device holds at most QD commands; the
  * scheduler holds at most NR requests, queued and at the device together
  * (its tags); fio keeps more outstanding than that, so a new uniformly
  * random read is inserted the moment a request completes.  Dispatch runs
@@ -77,12 +78,48 @@ static u32 *wlat, nr_wlat;			/* writes' latencies (us) */
 static u64 writes_done, wlat_sum;
 static int dev[64];				/* at the device */
 static u64 die_busy[UNITS], chan_busy[CHANNELS];
+static u64 now, done_after_warm, lat_sum, service_sum;
 static bool chan_model = true;
+static bool backfill = true;	/* a channel fills gaps (OLD_CHANNEL=1: not) */
+
+#define MAXSLOT		512
+static u64 slot_s[CHANNELS][MAXSLOT], slot_e[CHANNELS][MAXSLOT];
+static int nslot[CHANNELS];
+
+/*
+ * Channel @c carries a page at the first time at or after @t that it is
+ * free for @len, even before a transfer reserved earlier for a later time,
+ * as ssdsim books its channels (chan_take()); returns that time.
+ */
+static u64 chan_take(u32 c, u64 t, u64 len)
+{
+	int i, j = 0;
+
+	for (i = 0; i < nslot[c]; i++)
+		if (slot_e[c][i] > now) {
+			slot_s[c][j] = slot_s[c][i];
+			slot_e[c][j++] = slot_e[c][i];
+		}
+	nslot[c] = j;
+	for (i = 0; i < nslot[c]; i++) {
+		if (t + len <= slot_s[c][i])
+			break;
+		if (slot_e[c][i] > t)
+			t = slot_e[c][i];
+	}
+	if (nslot[c] == MAXSLOT)
+		abort();
+	memmove(&slot_s[c][i + 1], &slot_s[c][i], (nslot[c] - i) * sizeof(u64));
+	memmove(&slot_e[c][i + 1], &slot_e[c][i], (nslot[c] - i) * sizeof(u64));
+	slot_s[c][i] = t;
+	slot_e[c][i] = t + len;
+	nslot[c]++;
+	return t;
+}
 static u32 at_dev, held;
 static struct ac_occupancy occ;
 static struct ac_policy pol;
 static u64 rng = 88172645463325252ULL;
-static u64 now, done_after_warm, lat_sum, service_sum;
 static u32 qd_max = 32;
 /* from a completion to the command's arrival at the device (queue run) */
 static u64 run_delay;
@@ -157,8 +194,8 @@ static void unqueue(int i)
 
 /*
  * ssdsim's reservation at arrival (sim/README.md): the die senses when it is
- * free, then the channel carries the page out when it is free; the die is
- * held until its data has left.  No back-filling.
+ * free, then the channel carries the page out in its first free gap; the
+ * die is held until its data has left.
  */
 static void to_device(int i)
 {
@@ -173,18 +210,22 @@ static void to_device(int i)
 	occ.all[u].counter++;
 	if (rq[i].w) {
 		/* the page comes in once channel and die are free, then programs */
-		if (chan_model && chan_busy[c] > start)
+		if (chan_model && backfill)
+			start = chan_take(c, start, XFER_US);
+		else if (chan_model && chan_busy[c] > start)
 			start = chan_busy[c];
-		if (chan_model)
+		if (chan_model && !backfill)
 			chan_busy[c] = start + XFER_US;
 		die_busy[u] = start + XFER_US + PROGRAM_US;
 		rq[i].done = die_busy[u] + late;
 		occ.writes[u].counter++;
 		return;
 	}
-	if (chan_model && chan_busy[c] > xfer)
+	if (chan_model && backfill)
+		xfer = chan_take(c, xfer, XFER_US);
+	else if (chan_model && chan_busy[c] > xfer)
 		xfer = chan_busy[c];
-	if (chan_model)
+	if (chan_model && !backfill)
 		chan_busy[c] = xfer + XFER_US;
 	die_busy[u] = xfer + XFER_US;
 	rq[i].done = die_busy[u] + late;
@@ -297,6 +338,7 @@ int main(int argc, char **argv)
 	rlat = malloc(MAXLAT * sizeof(*rlat));
 	wlat = malloc(MAXLAT * sizeof(*wlat));
 	chan_model = !getenv("NO_CHANNELS");
+	backfill = !getenv("OLD_CHANNEL");
 	if (getenv("RUN_DELAY_US"))
 		run_delay = atoi(getenv("RUN_DELAY_US"));
 	if (getenv("LATE_US"))
