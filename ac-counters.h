@@ -45,6 +45,7 @@ AC_COUNTER_POLICY(cap_holds)
 AC_COUNTER_POLICY(cap_skips)
 AC_COUNTER_POLICY(cap_expired)
 AC_COUNTER_POLICY(sync_read_expired)
+AC_COUNTER_POLICY(write_expired)
 AC_COUNTER_POLICY(expired_waits)
 AC_COUNTER_POLICY(writes_behind_reads)
 

@@ -517,6 +517,28 @@ static void ac_count_waits(struct ac_policy *p,
 	}
 }
 
+/*
+ * With dies, in a write phase: the expired write head (sync first) whose
+ * unit has room, to go before the batch's own writes.  Checked only at
+ * phase starts, such a head waits while the batch refills its die first:
+ * two sequential writers, one behind the other in sector order, had the
+ * second's writes wait three times the write deadline (README, "Occupancy").
+ */
+static bool ac_expired_write(const struct ac_policy *p,
+			     const struct ac_fifo_heads *heads, u64 now,
+			     enum ac_type *type)
+{
+	if (p->dir != AC_DIR_WRITE)
+		return false;
+	if (ac_expired(p, heads, AC_WRITE_SYNC, now))
+		*type = AC_WRITE_SYNC;
+	else if (ac_expired(p, heads, AC_WRITE_ASYNC, now))
+		*type = AC_WRITE_ASYNC;
+	else
+		return false;
+	return true;
+}
+
 /* Algorithm 2: the first expired FIFO head in the order of the moment. */
 static bool ac_find_expired(const struct ac_policy *p,
 			    const struct ac_fifo_heads *heads, u64 now,
@@ -966,6 +988,10 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			/* with dies, an expired sync read goes at once */
 			p->stats.sync_read_expired++;
 			return ac_make_pick(AC_PICK_EXPIRED, AC_READ_SYNC, 0);
+		} else if (ac_policy_dies(p) &&
+			   ac_expired_write(p, heads, now, &type)) {
+			p->stats.write_expired++;
+			return ac_make_pick(AC_PICK_EXPIRED, type, 0);
 		}
 		pick = ac_pick_dir(p, p->dir);
 	}

@@ -109,6 +109,7 @@ struct ac_stats {
 	u64 cap_skips;			/* picks that passed over a capped unit */
 	u64 cap_expired;		/* expired requests sent while all else was capped */
 	u64 sync_read_expired;		/* expired sync reads sent mid-phase */
+	u64 write_expired;		/* expired writes sent mid-phase (write phases) */
 	u64 expired_waits;		/* picks that found an expired head waiting for its unit */
 	u64 writes_behind_reads;	/* picks that kept writes off dies with reads waiting */
 };

@@ -9,7 +9,8 @@
   unit_depth 1 on a device whose completions arrive in random order
   (ssdsim jitter_us) finishes every request, and debugfs shows the holds;
 - an expired deadline does not override a cap: the expired read waits for
-  its die and goes first when the die is free;
+  its die and goes first when the die is free; so does an expired write,
+  also between phase starts;
 - the counts are exact: after verified loads with layout and cap changes
   and scheduler switches under way, every unit's occupancy is back to 0
   and every request AC was given was freed.
@@ -164,6 +165,30 @@ def test_expired_read_waits_for_its_die(ssdsim):
     assert st["max_die_inflight"] == 1, st["max_die_inflight"]
     # the expired reads left as such, once the die had room
     assert s["expired_read_sync"] > 0, s
+    ac_util.assert_idle_and_balanced(dev)
+
+
+def test_expired_writes_go_when_their_die_frees(ssdsim):
+    """Two verified sequential writers, 128 KiB, each in its own region, a
+    200 ms write deadline, unit_depth 1: in sector order one writer's next
+    writes keep landing just ahead of the other's on every die, so the
+    other's writes expire.  An expired write head goes as soon as its die
+    has room, also between phase starts (write_expired), rather than waiting
+    while the batch refills its die; every block verifies, nothing stalls."""
+    dev = ssdsim()
+    matched(dev, 1)
+    assert ac_util.set_tunable(dev, "write_sync_expire", 200) == 0
+    jobs = [ac_util.fio_background(dev, "write", runtime=3, iodepth=32, bs="128k", size="32m",
+                                   name="w%d" % i, extra="--offset=%dm" % (64 * i))
+            for i in (0, 1)]
+    total = ac_util.fio_wait_all(jobs)
+    s = ac_util.stats(dev)
+    print("two writers: %d verified I/Os, writes %d, expired %d (mid-phase %d), expired_waits %d"
+          % (total, s["dispatched_write_sync"], s["expired_write_sync"], s["write_expired"],
+             s["expired_waits"]))
+    assert total > 50
+    assert s["expired_write_sync"] > 0, s
+    assert s["write_expired"] > 0, s
     ac_util.assert_idle_and_balanced(dev)
 
 

@@ -13,10 +13,10 @@
  *   request;
  * - a pick held by caps says so (capped), and only when every queued
  *   request of both directions is at a capped unit;
- * - every request leaves: in a single-type load (sync reads), an expired
- *   FIFO head whose unit has room is the pick, at once, so an expired
- *   request is dispatched within (requests ahead of it in its FIFO + 1)
- *   such picks, even when most requests target one unit;
+ * - every request leaves: in a single-type load (sync reads, or sync
+ *   writes), an expired FIFO head whose unit has room is the pick, at once,
+ *   so an expired request is dispatched within (requests ahead of it in its
+ *   FIFO + 1) such picks, even when most requests target one unit;
  * - the device sees every request exactly once and the counts drain.
  */
 #include <stdlib.h>
@@ -445,6 +445,66 @@ static void test_cap_holds_and_expiry(void)
 	CHECK_EQ(k.kind, AC_PICK_GROUP);
 }
 
+/*
+ * In a write phase, an expired write head goes as soon as its die has room,
+ * before the batch's own write for that die: checked only at phase starts,
+ * the batch refilled the die first, and a writer whose writes sat behind
+ * another's in sector order waited three deadlines (README, "Occupancy").
+ */
+static void test_expired_write_mid_phase(void)
+{
+	struct ac_fifo_heads heads = { 0 };
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 4, 2, 1);
+	p.unit_writes = 1;
+	/* channel 0: units 0 and 4; the head is unit 4's, which is busy */
+	ac_policy_add(&p, 4, WS);
+	ac_policy_add(&p, 4, WS);
+	ac_policy_add(&p, 0, WS);
+	busy(4, 1, true);
+	set_head(&heads, WS, 100, 4);
+	k = ac_policy_pick(&p, &heads, 0);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	ac_policy_dispatched(&p, 0, WS, false);
+	busy(0, 1, true);
+	/* late, its die still busy: it waits, and so does everything else */
+	k = ac_policy_pick(&p, &heads, 200);
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	CHECK_EQ(p.stats.expired_waits, 1);
+	/* its die frees mid-phase: the head goes, not the batch's next write */
+	occ.all[4].counter = 0;
+	occ.writes[4].counter = 0;
+	k = ac_policy_pick(&p, &heads, 201);
+	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
+	CHECK_EQ(k.type, WS);
+	CHECK_EQ(p.stats.write_expired, 1);
+	ac_policy_dispatched(&p, 4, WS, true);
+	busy(4, 1, true);
+	/* in a read phase a late write waits for the next phase start */
+	occ.all[4].counter = 0;
+	occ.writes[4].counter = 0;
+	ac_policy_add(&p, 5, RS);
+	ac_policy_add(&p, 6, RS);
+	p.phase_left = 0;
+	set_head(&heads, WS, 1000, 4);
+	set_head(&heads, RS, 1000, 5);
+	k = ac_policy_pick(&p, &heads, 300);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.type, RS);
+	ac_policy_dispatched(&p, k.group, RS, false);
+	busy(k.group, 1, false);
+	set_head(&heads, RS, 1000, k.group == 5 ? 6 : 5);
+	set_head(&heads, WS, 100, 4);
+	k = ac_policy_pick(&p, &heads, 301);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.type, RS);
+	CHECK_EQ(p.stats.write_expired, 1);
+}
+
 /* An expired async read waits for its unit too; an expired write for unit_writes. */
 static void test_cap_expired_async(void)
 {
@@ -563,7 +623,7 @@ struct o_prof {
 	u32 device_depth;
 	u32 hot_pct;		/* share of requests on unit 0 */
 	u32 read_pct;
-	bool one_type;		/* all sync reads: the deadline bound holds */
+	int one_type;		/* 0, or all of type one_type - 1: the deadline bound holds */
 	u32 expire;		/* deadline, in steps (the clock) from insert */
 	int ops;
 };
@@ -716,7 +776,7 @@ static void o_run(const struct o_prof *pf)
 
 			q->unit = o_rand(100) < pf->hot_pct ? 0 : o_rand(units);
 			if (pf->one_type)
-				q->type = RS;
+				q->type = pf->one_type - 1;
 			else if (o_rand(100) < pf->read_pct)
 				q->type = o_rand(4) ? RS : RA;
 			else
@@ -770,12 +830,14 @@ static void o_run(const struct o_prof *pf)
 			}
 		}
 		head_due = false;
-		if (pf->one_type && heads.valid[RS] &&
-		    (u64)op >= heads.expire[RS]) {
-			u32 hu = heads.unit[RS];
+		if (pf->one_type && heads.valid[pf->one_type - 1] &&
+		    (u64)op >= heads.expire[pf->one_type - 1]) {
+			u32 hu = heads.unit[pf->one_type - 1];
 
-			head_due = !p.unit_depth ||
-				   atomic_read(&occ.all[hu]) < (int)p.unit_depth;
+			head_due = (!p.unit_depth ||
+				    atomic_read(&occ.all[hu]) < (int)p.unit_depth) &&
+				   (pf->one_type - 1 != WS || !p.unit_writes ||
+				    atomic_read(&occ.writes[hu]) < (int)p.unit_writes);
 		}
 		for (i = 0; head_due && i < n; i++)
 			if (oreq[i].state == 0 && oreq[i].expired_at != ~0ULL)
@@ -785,9 +847,9 @@ static void o_run(const struct o_prof *pf)
 			int idx = -1;
 
 			CHECK_MSG(!head_due || (k.kind == AC_PICK_EXPIRED &&
-						k.type == RS),
+						(int)k.type == pf->one_type - 1),
 				  "%s: expired head with room at unit %u not picked (%d/%d)",
-				  pf->name, heads.unit[RS], k.kind, k.type);
+				  pf->name, heads.unit[pf->one_type - 1], k.kind, k.type);
 			o_check_pick(&p, &k, n);
 			o_check_none(&p, &k, n, at_device);
 			if (k.kind == AC_PICK_EXPIRED)
@@ -829,16 +891,19 @@ static void o_run(const struct o_prof *pf)
 }
 
 static const struct o_prof o_profiles[] = {
-	{ "reads_8x4_cap1", 11, 8, 4, 1, 32, 0, 100, false, 200, 20000 },
-	{ "mixed_8x4_cap1", 12, 8, 4, 1, 32, 0, 90, false, 200, 20000 },
-	{ "mixed_8x4_nocap", 13, 8, 4, 0, 32, 0, 70, false, 200, 20000 },
-	{ "mixed_4x2_cap2", 14, 4, 2, 2, 8, 10, 50, false, 100, 20000 },
-	{ "hot_unit_cap1", 15, 8, 4, 1, 32, 80, 100, true, 50, 20000 },
-	{ "hot_unit_cap3", 16, 16, 4, 3, 128, 90, 100, true, 20, 20000 },
-	{ "one_unit", 17, 1, 1, 1, 4, 0, 60, false, 30, 10000 },
-	{ "writes_cap1", 18, 8, 4, 1, 32, 30, 10, false, 400, 20000 },
+	{ "reads_8x4_cap1", 11, 8, 4, 1, 32, 0, 100, 0, 200, 20000 },
+	{ "mixed_8x4_cap1", 12, 8, 4, 1, 32, 0, 90, 0, 200, 20000 },
+	{ "mixed_8x4_nocap", 13, 8, 4, 0, 32, 0, 70, 0, 200, 20000 },
+	{ "mixed_4x2_cap2", 14, 4, 2, 2, 8, 10, 50, 0, 100, 20000 },
+	{ "hot_unit_cap1", 15, 8, 4, 1, 32, 80, 100, 1 + RS, 50, 20000 },
+	{ "hot_unit_cap3", 16, 16, 4, 3, 128, 90, 100, 1 + RS, 20, 20000 },
+	{ "one_unit", 17, 1, 1, 1, 4, 0, 60, 0, 30, 10000 },
+	{ "writes_cap1", 18, 8, 4, 1, 32, 30, 10, 0, 400, 20000 },
 	/* a hot unit's reads run late while writes wait elsewhere */
-	{ "late_reads_writes", 19, 8, 4, 1, 6, 60, 70, false, 30, 20000 },
+	{ "late_reads_writes", 19, 8, 4, 1, 6, 60, 70, 0, 30, 20000 },
+	/* sync writes only, deadlines short: the batch must not starve a late head */
+	{ "sync_writes_late", 20, 8, 4, 1, 32, 20, 0, 1 + WS, 40, 20000 },
+	{ "sync_writes_hot", 21, 8, 4, 2, 32, 80, 0, 1 + WS, 20, 20000 },
 };
 
 static void test_random_occupancy(void)
@@ -866,6 +931,7 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/cap_expired_write", test_cap_expired_write },
 	{ "occupancy/no_caps_without_dies", test_no_caps_without_dies },
 	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
+	{ "occupancy/expired_write_mid_phase", test_expired_write_mid_phase },
 	{ "occupancy/random", test_random_occupancy },
 	{ NULL, NULL },
 };
