@@ -395,6 +395,18 @@ static void set_head(struct ac_fifo_heads *heads, enum ac_type type,
 	heads->unit[type] = unit;
 }
 
+/* The pick at @now is FIFO @type's expired head, at @unit: dispatch it. */
+static void expect_expired(struct ac_policy *p, const struct ac_fifo_heads *heads,
+			   u64 now, enum ac_type type, u32 unit)
+{
+	struct ac_pick k = ac_policy_pick(p, heads, now);
+
+	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
+	CHECK_EQ(k.type, type);
+	ac_policy_dispatched(p, unit, type, true);
+	busy(unit, 1, ac_type_is_write(type));
+}
+
 /*
  * Caps hold everything back: NONE, capped.  An expired read waits for its
  * unit like any other request (a die serves one command at a time: sent
@@ -431,12 +443,8 @@ static void test_cap_holds_and_expiry(void)
 	CHECK_EQ(p.stats.expired_waits, 2);
 	/* unit 2 frees: the expired read goes at the next pick */
 	occ.all[2].counter = 0;
-	k = ac_policy_pick(&p, &heads, 12);
-	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
-	CHECK_EQ(k.type, RS);
+	expect_expired(&p, &heads, 12, RS, 2);
 	CHECK_EQ(p.stats.sync_read_expired, 1);
-	ac_policy_dispatched(&p, 2, RS, true);
-	busy(2, 1, false);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 	/* the unit frees: a new read goes at once */
 	occ.all[2].counter = 0;
@@ -478,12 +486,8 @@ static void test_expired_write_mid_phase(void)
 	/* its die frees mid-phase: the head goes, not the batch's next write */
 	occ.all[4].counter = 0;
 	occ.writes[4].counter = 0;
-	k = ac_policy_pick(&p, &heads, 201);
-	CHECK_EQ(k.kind, AC_PICK_EXPIRED);
-	CHECK_EQ(k.type, WS);
+	expect_expired(&p, &heads, 201, WS, 4);
 	CHECK_EQ(p.stats.write_expired, 1);
-	ac_policy_dispatched(&p, 4, WS, true);
-	busy(4, 1, true);
 	/* in a read phase a late write waits for the next phase start */
 	occ.all[4].counter = 0;
 	occ.writes[4].counter = 0;
