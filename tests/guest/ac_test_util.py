@@ -94,16 +94,22 @@ def parse_trace(text, dev):
 
 
 class BlockTrace:
-    """Record block_rq_insert, block_rq_issue and block_rq_requeue of one
-    device while the body of the with-statement runs.  The ring buffer does
+    """Record block_rq_insert, block_rq_issue and block_rq_requeue (and
+    block_rq_complete if asked) of one device while the body of the with-statement runs.  The ring buffer does
     not overwrite (the earliest events are kept) and uses the global clock,
-    so that the events of both CPUs are merged in one order."""
+    so that the events of both CPUs are merged in one order.
 
-    EVENTS = ("block_rq_insert", "block_rq_issue", "block_rq_requeue")
+    The events are enabled once per boot and left enabled; tracing_on and
+    the filters select what is recorded.  Enabling or disabling an event
+    patches kernel text (a static key and ftrace's probes), and under QEMU's
+    TCG a vCPU has been caught in the transient int3 of that patching and
+    hung the guest (README, the debug kernel): one switch per boot instead
+    of two per traced test."""
+
+    EVENTS = ("block_rq_insert", "block_rq_issue", "block_rq_requeue", "block_rq_complete")
 
     def __init__(self, dev, buffer_kb=16384, completions=False):
-        if completions:
-            self.EVENTS = self.EVENTS + ("block_rq_complete",)
+        self.completions = completions
         self.dev = dev
         self.buffer_kb = buffer_kb
         self.t = tracefs()
@@ -125,17 +131,17 @@ class BlockTrace:
         self._w("trace", "\n")
         for ev in self.EVENTS:
             base = "events/block/%s/" % ev
-            self._w(base + "filter", "dev == %d" % kernel_devt(self.dev))
-            self._w(base + "enable", "1")
+            # dev 0 is no block device: the completions nobody asked for
+            # stay out of the buffer
+            wanted = self.completions or ev != "block_rq_complete"
+            self._w(base + "filter", "dev == %d" % (kernel_devt(self.dev) if wanted else 0))
+            if read(os.path.join(self.t, base + "enable")).strip() != "1":
+                self._w(base + "enable", "1")
         self._w("tracing_on", "1")
         return self
 
     def __exit__(self, *exc):
         self._w("tracing_on", "0")
-        for ev in self.EVENTS:
-            base = "events/block/%s/" % ev
-            self._w(base + "enable", "0")
-            self._w(base + "filter", "0")
         for cpu in os.listdir(os.path.join(self.t, "per_cpu")):
             stats = read(os.path.join(self.t, "per_cpu", cpu, "stats"))
             for line in stats.splitlines():
