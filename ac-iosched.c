@@ -721,6 +721,7 @@ static void ac_occ_get(struct ac_data *ad, struct request *rq, u32 unit)
 	if (flags & AC_RQ_OCC || unit >= AC_MAX_UNITS)
 		return;
 	atomic_inc(&ad->occ.all[unit]);
+	atomic_inc(&ad->occ.total);
 	flags |= AC_RQ_OCC | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
 	if (ac_occ_is_write(rq)) {
 		atomic_inc(&ad->occ.writes[unit]);
@@ -745,6 +746,7 @@ static void ac_occ_put(struct ac_data *ad, struct request *rq)
 		return;
 	unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
 	atomic_dec(&ad->occ.all[unit]);
+	atomic_dec(&ad->occ.total);
 	if (flags & AC_RQ_OCC_WRITE)
 		atomic_dec(&ad->occ.writes[unit]);
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_OCC | AC_RQ_OCC_WRITE |
@@ -830,6 +832,15 @@ static u32 ac_write_hold(struct ac_data *ad)
 	return share - min(share / 2, ad->q->tag_set->queue_depth);
 }
 
+/*
+ * Commands the device holds at once, for the policy's slots to spare: its
+ * driver tags over every hardware queue.
+ */
+static u32 ac_dev_slots(struct ac_data *ad)
+{
+	return ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
+}
+
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_fifo_heads heads = {};
@@ -847,6 +858,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	ad->policy.writes_held = ac_writes_held(ad);
 	if (ad->policy.reads_first)
 		ad->policy.write_hold = ac_write_hold(ad);
+	ad->policy.dev_slots = ac_dev_slots(ad);
 	/* the heads' requests are cold cache lines: read them when due */
 	if (ac_policy_heads_due(&ad->policy)) {
 		for (type = 0; type < AC_NR_TYPES; type++) {
@@ -1261,6 +1273,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 		occupied |= atomic_read(&ad->occ.all[group]) |
 			    atomic_read(&ad->occ.writes[group]);
 	}
+	occupied |= atomic_read(&ad->occ.total);
 	queued = ac_policy_queued(&ad->policy);
 	sorted = ad->nr_sorted;
 	inserted = ad->stats.inserted;

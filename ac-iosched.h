@@ -110,6 +110,11 @@ struct ac_data {
 	 */
 #define AC_DEF_UNIT_DEPTH	1
 #define AC_DEF_UNIT_WRITES	1
+	/*
+	 * Reads past unit_depth while the device has command slots no idle
+	 * die with requests waiting could use (policy.unit_spare).
+	 */
+#define AC_DEF_UNIT_SPARE	1
 
 	/* Runs the queue when the earliest deadline passes (caps held all). */
 	struct delayed_work deadline_work;

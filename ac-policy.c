@@ -77,6 +77,10 @@
  *   read is held, an async read goes; if every read is held, a write goes,
  *   and the other way round; if every die of the PROC channel with writes
  *   is held, the batch moves on to the next channel whose writes can go.
+ *   With unit_spare, a read still goes past unit_depth, by one, to the
+ *   least busy die with no write of ours there or waiting, while the
+ *   device has more command slots free than there are idle dies with
+ *   requests queued (ac_slots_spare()).
  *   Only when every queued request is held does the pick return NONE with
  *   capped set; the glue then waits for a completion.  Caps hold an
  *   expired FIFO head too (with dies; a departure from spec 4.4, in
@@ -298,6 +302,8 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	p->unit_writes = 0;
 	p->reads_first = 0;
 	p->write_hold = 0;
+	p->dev_slots = 0;
+	p->unit_spare = 0;
 	p->occ = NULL;
 	p->dir = AC_DIR_READ;
 	p->starved = 0;
@@ -641,10 +647,23 @@ static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
 }
 
 /*
+ * Whether a read may go past unit_depth to unit @u: by one request at
+ * most, not behind a write of ours, and not while writes wait for @u to
+ * have room (a read stacked on a die keeps it from ever falling idle for
+ * them).
+ */
+static bool ac_lift_ok(const struct ac_policy *p, u32 u)
+{
+	return ac_occ_all(p->occ, u) <= p->unit_depth &&
+	       !ac_occ_writes(p->occ, u) && !p->grp[u].nr[AC_WRITE_SYNC] &&
+	       !p->grp[u].nr[AC_WRITE_ASYNC];
+}
+
+/*
  * Algorithm 3 with occupancy: the best-ranked unit with reads of @type that
- * is not at its cap; -1 if none, with *@capped telling whether caps held
- * some back.  A new round starts when no eligible unit is PEND outside the
- * PROC channel.
+ * is not at its cap (@lift: that ac_lift_ok() lets past it); -1 if none,
+ * with *@capped telling whether some were passed over.  A new round
+ * starts when no eligible unit is PEND outside the PROC channel.
  *
  * One pass ranks every eligible unit twice: as the round stands (@fresh
  * units exist) and as it would after a new round, where every unit with
@@ -652,7 +671,8 @@ static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
  * winners is taken is known at the end; the new round itself only changes
  * flags, which the ranks no longer need.
  */
-static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
+static int ac_best_read(struct ac_policy *p, enum ac_type type, bool lift,
+			bool *capped)
 {
 	u32 units = ac_policy_units(p);
 	u32 rank, best_rank = ~0U, round_rank = ~0U;
@@ -663,7 +683,7 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
 	for (u = 0; u < units; u++) {
 		if (!p->grp[u].nr[type])
 			continue;
-		if (ac_capped(p, u)) {
+		if (lift ? !ac_lift_ok(p, u) : ac_capped(p, u)) {
 			skipped = true;
 			continue;
 		}
@@ -689,18 +709,69 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool *capped)
 	return best;
 }
 
+/*
+ * Whether the device has command slots to spare beyond what AC's idle
+ * units can use now: more free than there are idle units with requests
+ * queued.  A read sent past unit_depth then keeps none of those waiting
+ * for a slot; it queues at its die behind a read and hides the time from
+ * that read's end to AC's next dispatch there.  Two cases meet it: a
+ * device that holds more commands than it has dies, and requests that
+ * cover several dies but count at their first (128 KiB reads over 64 KiB
+ * stripes start on every other die only, and the cap alone kept such a
+ * device at half its commands: README, "Occupancy").
+ */
+static bool ac_slots_spare(const struct ac_policy *p)
+{
+	u32 units = ac_policy_units(p);
+	u32 total = ac_occ_total(p->occ);
+	u32 free, waiting = 0, u, t;
+
+	if (!ac_policy_dies(p) || !p->unit_spare || !p->dev_slots ||
+	    total >= p->dev_slots)
+		return false;
+	free = p->dev_slots - total;
+	for (u = 0; u < units && waiting < free; u++) {
+		if (ac_occ_all(p->occ, u))
+			continue;
+		for (t = 0; t < AC_NR_TYPES; t++) {
+			if (p->grp[u].nr[t]) {
+				waiting++;
+				break;
+			}
+		}
+	}
+	return free > waiting;
+}
+
 static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
-	enum ac_type type = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
+	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
+	enum ac_type type = want;
 	bool capped = false;
-	int g = ac_best_read(p, type, &capped);
+	int g = ac_best_read(p, type, false, &capped);
 
 	/* every sync read is held by a cap: an async one rather than none */
 	if (g < 0 && capped && type == AC_READ_SYNC &&
 	    p->queued[AC_READ_ASYNC]) {
 		type = AC_READ_ASYNC;
-		g = ac_best_read(p, type, &capped);
+		g = ac_best_read(p, type, false, &capped);
 		capped = true;
+	}
+	/*
+	 * Every read is held, and the device has slots no idle unit can use:
+	 * past the cap, by one, to the least busy unit that no write of ours
+	 * is at or waits for.
+	 */
+	if (g < 0 && capped && ac_slots_spare(p)) {
+		type = want;
+		g = ac_best_read(p, type, true, &capped);
+		if (g < 0 && type == AC_READ_SYNC && p->queued[AC_READ_ASYNC]) {
+			type = AC_READ_ASYNC;
+			g = ac_best_read(p, type, true, &capped);
+		}
+		capped = true;
+		if (g >= 0)
+			p->stats.cap_spare++;
 	}
 	if (g < 0 && capped)
 		return ac_capped_pick();

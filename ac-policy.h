@@ -92,6 +92,7 @@ struct ac_group {
 struct ac_occupancy {
 	atomic_t all[AC_MAX_UNITS];	/* requests at the device */
 	atomic_t writes[AC_MAX_UNITS];	/* of which writes */
+	atomic_t total;			/* requests at the device, all units */
 };
 
 struct ac_stats {
@@ -106,6 +107,7 @@ struct ac_stats {
 	u64 reads_busy;			/* reads sent to a unit already busy */
 	u64 reads_by_write;		/* of those, to a unit with a write out */
 	u64 cap_holds;			/* picks that found every request capped */
+	u64 cap_spare;			/* reads sent past unit_depth: slots to spare */
 	u64 cap_skips;			/* picks that passed over a capped unit */
 	u64 cap_expired;		/* expired requests sent while all else was capped */
 	u64 sync_read_expired;		/* expired sync reads sent mid-phase */
@@ -129,9 +131,17 @@ struct ac_policy {
 	u32 unit_depth;		/* requests at one die, 0: no cap (dies only) */
 	u32 unit_writes;	/* writes at one die, 0: no cap (dies only) */
 	u32 reads_first;	/* 1: no write to a die with reads waiting (dies only) */
+	u32 unit_spare;		/* 1: reads past unit_depth with slots to spare (dies only) */
 
 	/* The glue's occupancy counts; NULL: every unit idle. */
 	const struct ac_occupancy *occ;
+	/*
+	 * Commands the device holds at once (its tags), set by the glue; 0:
+	 * unknown.  With unit_spare, a read may go past unit_depth while more
+	 * of them are free than there are idle units with requests waiting
+	 * (ac_slots_spare()).
+	 */
+	u32 dev_slots;
 
 	/*
 	 * Set by the glue before each pick: the device holds as many writes
@@ -220,6 +230,11 @@ static inline u32 ac_occ_all(const struct ac_occupancy *occ, u32 unit)
 static inline u32 ac_occ_writes(const struct ac_occupancy *occ, u32 unit)
 {
 	return occ && unit < AC_MAX_UNITS ? atomic_read(&occ->writes[unit]) : 0;
+}
+
+static inline u32 ac_occ_total(const struct ac_occupancy *occ)
+{
+	return occ ? atomic_read(&occ->total) : 0;
 }
 
 /* A request of @type was queued in unit @group (Algorithm 1, steps 4 and 5). */

@@ -44,6 +44,8 @@ AC_TUNABLE(unit_writes, policy.unit_writes,
 	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES, NULL, false)
 AC_TUNABLE(reads_first, policy.reads_first,
 	   "0/1", 0, 1, 0, NULL, false)
+AC_TUNABLE(unit_spare, policy.unit_spare,
+	   "0/1", 0, 1, AC_DEF_UNIT_SPARE, NULL, false)
 AC_TUNABLE(mapping, mapping,
 	   "word", AC_MAP_RANGE, AC_MAP_STRIPE, AC_MAP_RANGE, ac_mapping_names, true)
 AC_TUNABLE(stripe_kb, stripe_kb,

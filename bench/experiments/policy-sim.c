@@ -30,7 +30,9 @@
  * PROGRAM_US, as ssdsim does.  Reads' and writes' latency percentiles are
  * printed (from insertion into the scheduler: a tag wait is not modelled).
  * WBATCH, WSTARVED, FIFO_BATCH, READS_FIRST override the tunables (the
- * glue's defaults otherwise), WHOLD the glue's write_hold; STATS=1 prints
+ * glue's defaults otherwise), WHOLD the glue's write_hold; NO_SPARE=1 keeps
+ * reads within unit_depth whatever slots the device has free (before
+ * ac_slots_spare()); STATS=1 prints
  * some of the policy's counters.
  *
  * policy: "ac" (the policy's picks), "fifo" (arrival order, any scheduler
@@ -208,6 +210,7 @@ static void to_device(int i)
 	rq[i].sent = at;
 	dev[at_dev++] = i;
 	occ.all[u].counter++;
+	occ.total.counter++;
 	if (rq[i].w) {
 		/* the page comes in once channel and die are free, then programs */
 		if (chan_model && backfill)
@@ -359,6 +362,8 @@ int main(int argc, char **argv)
 	if (getenv("FIFO_BATCH"))
 		pol.fifo_batch = atoi(getenv("FIFO_BATCH"));
 	pol.occ = &occ;
+	pol.dev_slots = qd;	/* as the glue: the device's tags */
+	pol.unit_spare = !getenv("NO_SPARE");
 	ac_policy_regroup(&pol, CHANNELS);
 
 	while (held < nr)
@@ -379,6 +384,7 @@ int main(int argc, char **argv)
 		dev[first] = dev[--at_dev];
 		now = rq[i].done;
 		occ.all[rq[i].unit].counter--;
+		occ.total.counter--;
 		if (rq[i].w)
 			occ.writes[rq[i].unit].counter--;
 		held--;

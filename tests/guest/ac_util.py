@@ -32,6 +32,7 @@ NUMERIC_TUNABLES = {
     "unit_depth": (1, 0, 4096),
     "unit_writes": (1, 0, 4096),
     "reads_first": (0, 0, 1),
+    "unit_spare": (1, 0, 1),
     "stripe_kb": (64, 1, 1048576),
 }
 # nr_channels x dies_per_channel is at most this (ac-policy.h)
@@ -80,7 +81,7 @@ DEBUGFS_TABLES = (["channels", "occupancy", "stats"]
                   + ["%s_fifo" % t for t in TYPES] + ["dispatch"])
 DEBUGFS_VALUES = (["async_depth", "async_depth_limits", "nr_channels",
                    "dies_per_channel", "unit_depth", "unit_writes",
-                   "reads_first", "write_hold",
+                   "reads_first", "unit_spare", "write_hold", "dev_slots",
                    "fifo_batch", "writes_starved", "write_batch", "mapping",
                    "stripe_kb", "write_inflight", "units", "capacity", "dir",
                    "phase_left", "starved", "proc", "batch_writes",
@@ -92,7 +93,7 @@ STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["expired_%s" % t for t in TYPES]
                   + ["read_rounds", "write_batches", "starved_switches",
                      "proc_fallbacks", "writes_held", "reads_idle",
-                     "reads_busy", "reads_by_write", "cap_holds", "cap_skips",
+                     "reads_busy", "reads_by_write", "cap_holds", "cap_spare", "cap_skips",
                      "cap_expired", "sync_read_expired", "write_expired",
                      "expired_waits",
                      "writes_behind_reads",

@@ -3,8 +3,12 @@
 
 - unit_depth bounds what AC puts on one die: the emulated SSD counts the
   most commands it held at one die at once (max_die_inflight), and with AC
-  matched to its geometry that never exceeds unit_depth, while without a
-  cap (and under mq-deadline, the control) it does;
+  matched to its geometry and unit_spare off that never exceeds
+  unit_depth, while without a cap (and under mq-deadline, the control) it
+  does;
+- with unit_spare, reads go past the cap, by one, only into command slots
+  no idle die could use: 128 KiB sequential reads, which start on every other die,
+  fill the device's 32 commands instead of 16;
 - caps hold requests back without a stall: verified random I/O with
   unit_depth 1 on a device whose completions arrive in random order
   (ssdsim jitter_us) finishes every request, and debugfs shows the holds;
@@ -36,12 +40,12 @@ GEOMETRY = dict(channels=8, dies=4, mapping="stripe", stripe_kb=64, page_kb=4,
                 queue_depth=32, time_scale=10, capacity_mb=256)
 
 
-def matched(dev, unit_depth):
+def matched(dev, unit_depth, unit_spare=1):
     ac_util.load()
     set_scheduler(dev, "ac")
     for name, value in (("nr_channels", 8), ("dies_per_channel", 4),
                         ("mapping", "stripe"), ("stripe_kb", 64),
-                        ("unit_depth", unit_depth)):
+                        ("unit_depth", unit_depth), ("unit_spare", unit_spare)):
         assert ac_util.set_tunable(dev, name, value) == 0, name
 
 
@@ -71,7 +75,7 @@ def ssdsim():
 @pytest.mark.parametrize("depth", [1, 2])
 def test_unit_depth_bounds_die_occupancy(ssdsim, depth):
     dev = ssdsim()
-    matched(dev, depth)
+    matched(dev, depth, unit_spare=0)
     ssd.reset_stats(dev)
     data = randread(dev)
     st = ssd.stats(dev)
@@ -88,6 +92,43 @@ def test_unit_depth_bounds_die_occupancy(ssdsim, depth):
     ac_util.assert_idle_and_balanced(dev)
     record_counts("unit_depth_%d" % depth, reads=ios,
                   max_die_inflight=st["max_die_inflight"], cap_holds=s["cap_holds"])
+
+
+@pytest.mark.parametrize("spare", [0, 1])
+def test_sequential_reads_fill_spare_slots(ssdsim, spare):
+    """128 KiB sequential reads over 64 KiB stripes start on every other
+    die and cover two.  With unit_depth 1 and unit_spare off, AC keeps one
+    per starting die: at most 16 commands at a device that holds 32.  With
+    unit_spare, the free slots no idle die with requests waiting could use
+    take reads past the cap (cap_spare), one per die at most, and the
+    device gets more than 16; the data read back is verified against what
+    was written."""
+    dev = ssdsim()
+    matched(dev, 1, unit_spare=spare)
+    job = ("--filename=%s --direct=1 --ioengine=libaio --rw=write --bs=128k --iodepth=64"
+           " --size=32m --verify=crc32c --verify_fatal=1 --verify_state_save=0" % dev)
+    fio(job + " --do_verify=0", name="seq")
+    ssd.reset_stats(dev)
+    before = ac_util.stats(dev)["cap_spare"]
+    data = fio(job + " --verify_only=1", name="seq")
+    st = ssd.stats(dev)
+    s = ac_util.stats(dev)
+    ios = data["jobs"][0]["read"]["total_ios"]
+    print("unit_spare %d: %d reads, device max_inflight %d, max_die_inflight %d, cap_spare %d,"
+          " cap_holds %d" % (spare, ios, st["max_inflight"], st["max_die_inflight"],
+                             s["cap_spare"] - before, s["cap_holds"]))
+    assert ios >= 256, data["jobs"][0]["read"]
+    if spare:
+        assert s["cap_spare"] > before, s
+        assert 16 < st["max_inflight"] <= 32, st["max_inflight"]
+        # one read past the cap at most: unit_depth + 1 at a die
+        assert st["max_die_inflight"] <= 2, st["max_die_inflight"]
+    else:
+        assert s["cap_spare"] == before, s
+        assert st["max_inflight"] <= 16, st["max_inflight"]
+    ac_util.assert_idle_and_balanced(dev)
+    record_counts("sequential_reads_spare_%d" % spare, reads=ios,
+                  max_inflight=st["max_inflight"], cap_spare=s["cap_spare"] - before)
 
 
 @pytest.mark.parametrize("sched", ["ac-nocap", "mq-deadline"])
@@ -144,9 +185,11 @@ def test_expired_read_waits_for_its_die(ssdsim):
     (and more, queued) per read: reads expire, yet none goes past the cap
     (a die serves one command at a time, so it would only wait at the
     device, holding one of its command slots); each goes, as the expired
-    FIFO head, as soon as the die is free, and nothing stalls."""
+    FIFO head, as soon as the die is free, and nothing stalls.  unit_spare
+    is off: with 31 idle dies and nothing queued for them, it would stack
+    one more read on the die (see the sequential reads' test)."""
     dev = ssdsim()
-    matched(dev, 1)
+    matched(dev, 1, unit_spare=0)
     assert ac_util.set_tunable(dev, "read_sync_expire", 1) == 0
     ssd.reset_stats(dev)
     # 64 KiB stripes over 32 dies: bytes [0, 64k) are all on die 0.0
@@ -273,6 +316,7 @@ def test_exact_across_changes_and_switches(ssdsim):
             ("mapping", rng.choice(ac_util.MAPPINGS)),
             ("stripe_kb", rng.choice([16, 64, 256])),
             ("unit_depth", rng.choice([0, 1, 1, 2, 3])),
+            ("unit_spare", rng.choice([0, 1])),
         ])
         err = ac_util.set_tunable(dev, name, value)
         assert err == 0, (name, value, err)

@@ -8,11 +8,14 @@
  * - a read never goes to a busy unit while a queued read of the same type
  *   targets an idle one that is not capped (expired dispatches aside);
  * - a request never goes to a unit at unit_depth, nor a write to one at
- *   unit_writes, expired or not;
+ *   unit_writes, expired or not; except a read while the device has more
+ *   command slots free than there are idle units with requests queued,
+ *   and then only to a unit with no write at the device or queued;
  * - no stall: with requests queued and none at the device, the pick is a
  *   request;
  * - a pick held by caps says so (capped), and only when every queued
- *   request of both directions is at a capped unit;
+ *   request of both directions is at a capped unit, and no read could go
+ *   past its cap;
  * - every request leaves: in a single-type load (sync reads, or sync
  *   writes), an expired FIFO head whose unit has room is the pick, at once,
  *   so an expired request is dispatched within (requests ahead of it in its
@@ -41,6 +44,7 @@ static void occ_reset(void)
 static void busy(u32 unit, int n, bool write)
 {
 	occ.all[unit].counter += n;
+	occ.total.counter += n;
 	if (write)
 		occ.writes[unit].counter += n;
 }
@@ -608,6 +612,83 @@ static void test_no_occupancy_is_rotation(void)
 	}
 }
 
+/*
+ * Slots to spare (ac_slots_spare()): 2 channels x 2 dies, cap 1.  Reads
+ * queued on units 0 and 1 only, both busy.  With 4 slots and 2 taken, the
+ * two idle units have nothing queued: a read goes past the cap, by one.
+ * Not further, not to a unit with a write out or queued, and not once a
+ * request waits for an idle unit that the free slots must keep room for.
+ */
+static void test_cap_spare_slots(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, false);
+	busy(1, 1, true);		/* a write out at unit 1 */
+	ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 1, RS);
+	k = step(&p);			/* 2 free, 0 waiting: unit 0, not 1 */
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	CHECK_EQ(p.stats.cap_spare, 1);
+	k = step(&p);			/* unit 1 has a write out: held */
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	ac_policy_add(&p, 0, RS);	/* unit 0 is at unit_depth + 1: held */
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_NONE);
+	CHECK(k.capped);
+	CHECK_EQ(p.stats.cap_spare, 1);
+
+	/* no slots known, or unit_spare off: the cap holds */
+	setup(&p, 2, 2, 1);
+	p.unit_spare = 1;
+	busy(0, 1, false);
+	ac_policy_add(&p, 0, RS);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	p.dev_slots = 4;
+	p.unit_spare = 0;
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare, 0);
+
+	/* a write queued for unit 0 keeps reads from stacking there */
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, false);
+	busy(1, 1, false);
+	ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 0, WS);
+	ac_policy_add(&p, 1, RS);
+	k = ac_policy_pick(&p, &no_heads, 0);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ((int)k.type, RS);
+
+	/* 1 free slot, an idle unit (2) with a write queued: it keeps the slot */
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, false);
+	busy(1, 1, false);
+	busy(3, 1, false);
+	p.unit_writes = 1;
+	p.writes_starved = 1000000;
+	ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 2, WS);
+	k = ac_policy_pick(&p, &no_heads, 0);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 2);		/* the write to the idle die, not a read past a cap */
+	CHECK_EQ((int)k.type, WS);
+	CHECK_EQ(p.stats.cap_spare, 0);
+}
+
 /* ---------------------------------------------------------- random runs */
 
 struct o_req {
@@ -630,6 +711,7 @@ struct o_prof {
 	int one_type;		/* 0, or all of type one_type - 1: the deadline bound holds */
 	u32 expire;		/* deadline, in steps (the clock) from insert */
 	int ops;
+	u32 slots;		/* the device's command slots as the glue tells them; 0: unknown */
 };
 
 static u64 o_rng;
@@ -669,15 +751,58 @@ static int o_find(u32 n, u32 u, u8 type)
 	return -1;
 }
 
+/*
+ * The rule, restated: the device has more slots free than there are idle
+ * units with requests queued.
+ */
+static bool o_spare(const struct ac_policy *p, u32 n)
+{
+	u32 i, u, waiting = 0, total = atomic_read(&occ.total);
+	u32 units = ac_policy_units(p);
+
+	if (!p->unit_spare || !p->dev_slots || total >= p->dev_slots)
+		return false;
+	for (u = 0; u < units; u++) {
+		if (atomic_read(&occ.all[u]))
+			continue;
+		for (i = 0; i < n; i++) {
+			if (oreq[i].state == 0 && oreq[i].unit == u) {
+				waiting++;
+				break;
+			}
+		}
+	}
+	return p->dev_slots - total > waiting;
+}
+
+/*
+ * Whether a read may go past the cap to @u: by one at most, no write of
+ * ours there or queued.
+ */
+static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
+{
+	u32 i;
+
+	if (atomic_read(&occ.all[u]) > (int)p->unit_depth ||
+	    atomic_read(&occ.writes[u]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].unit == u &&
+		    ac_type_is_write(oreq[i].type))
+			return false;
+	return true;
+}
+
 static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n)
+			 u32 n, bool spare)
 {
 	u32 i, u = k->group;
 
 	if (k->kind != AC_PICK_GROUP)
 		return;
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
-		  atomic_read(&occ.all[u]) < (int)p->unit_depth,
+		  atomic_read(&occ.all[u]) < (int)p->unit_depth ||
+		  (spare && !ac_type_is_write(k->type) && o_lift_ok(p, n, u)),
 		  "unit %u at its cap %u got a request", u, p->unit_depth);
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
 		  !ac_type_is_write(k->type) ||
@@ -726,7 +851,7 @@ static void o_check_room(const struct ac_policy *p, const struct o_req *r,
 }
 
 static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n, u32 at_device)
+			 u32 n, u32 at_device, bool spare)
 {
 	u32 i;
 
@@ -747,6 +872,11 @@ static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
 			t_fail(__FILE__, __LINE__,
 			       "held by caps, but unit %u (%d at the device) has a request",
 			       r->unit, atomic_read(&occ.all[r->unit]));
+		if (r->state == 0 && spare && !ac_type_is_write(r->type) &&
+		    o_lift_ok(p, n, r->unit))
+			t_fail(__FILE__, __LINE__,
+			       "held by caps with slots to spare, but a read of unit %u could go",
+			       r->unit);
 	}
 }
 
@@ -768,6 +898,8 @@ static void o_run(const struct o_prof *pf)
 	p.reads_first = o_rand(2);
 	/* writes wait for reads up to: none, a few, any number queued */
 	p.write_hold = (u32[]){ 0, 4, 1000000 }[o_rand(3)];
+	p.dev_slots = pf->slots;
+	p.unit_spare = 1;
 	units = ac_policy_units(&p);
 	memset(oreq, 0, sizeof(oreq));
 
@@ -798,6 +930,7 @@ static void o_run(const struct o_prof *pf)
 			struct o_req *q = &oreq[dev[j]];
 
 			atomic_dec(&occ.all[q->unit]);
+			atomic_dec(&occ.total);
 			if (ac_type_is_write(q->type))
 				atomic_dec(&occ.writes[q->unit]);
 			CHECK(atomic_read(&occ.all[q->unit]) >= 0);
@@ -847,6 +980,7 @@ static void o_run(const struct o_prof *pf)
 			if (oreq[i].state == 0 && oreq[i].expired_at != ~0ULL)
 				oreq[i].due_picks++;
 		{
+			bool spare = o_spare(&p, n);
 			struct ac_pick k = t_pick(&p, &heads, op);
 			int idx = -1;
 
@@ -854,8 +988,8 @@ static void o_run(const struct o_prof *pf)
 						(int)k.type == pf->one_type - 1),
 				  "%s: expired head with room at unit %u not picked (%d/%d)",
 				  pf->name, heads.unit[pf->one_type - 1], k.kind, k.type);
-			o_check_pick(&p, &k, n);
-			o_check_none(&p, &k, n, at_device);
+			o_check_pick(&p, &k, n, spare);
+			o_check_none(&p, &k, n, at_device, spare);
 			if (k.kind == AC_PICK_EXPIRED)
 				idx = o_head(n, k.type);
 			else if (k.kind == AC_PICK_GROUP)
@@ -879,6 +1013,7 @@ static void o_run(const struct o_prof *pf)
 			ac_policy_dispatched(&p, oreq[idx].unit, oreq[idx].type,
 					     k.kind == AC_PICK_EXPIRED);
 			atomic_inc(&occ.all[oreq[idx].unit]);
+			atomic_inc(&occ.total);
 			if (ac_type_is_write(oreq[idx].type))
 				atomic_inc(&occ.writes[oreq[idx].unit]);
 			oreq[idx].state = 1;
@@ -891,23 +1026,39 @@ static void o_run(const struct o_prof *pf)
 			  pf->name, i, oreq[i].state);
 	for (i = 0; i < AC_MAX_UNITS; i++)
 		CHECK_EQ(atomic_read(&occ.all[i]), 0);
+	CHECK_EQ(atomic_read(&occ.total), 0);
 	CHECK_EQ(ac_policy_queued(&p), 0);
+
+	/* more slots than dies: the runs must have gone past the cap */
+	CHECK_MSG(pf->slots <= units || p.stats.cap_spare > 0,
+		  "%s: no read went past its cap", pf->name);
 }
 
 static const struct o_prof o_profiles[] = {
-	{ "reads_8x4_cap1", 11, 8, 4, 1, 32, 0, 100, 0, 200, 20000 },
-	{ "mixed_8x4_cap1", 12, 8, 4, 1, 32, 0, 90, 0, 200, 20000 },
-	{ "mixed_8x4_nocap", 13, 8, 4, 0, 32, 0, 70, 0, 200, 20000 },
-	{ "mixed_4x2_cap2", 14, 4, 2, 2, 8, 10, 50, 0, 100, 20000 },
-	{ "hot_unit_cap1", 15, 8, 4, 1, 32, 80, 100, 1 + RS, 50, 20000 },
-	{ "hot_unit_cap3", 16, 16, 4, 3, 128, 90, 100, 1 + RS, 20, 20000 },
-	{ "one_unit", 17, 1, 1, 1, 4, 0, 60, 0, 30, 10000 },
-	{ "writes_cap1", 18, 8, 4, 1, 32, 30, 10, 0, 400, 20000 },
+	{ "reads_8x4_cap1", 11, 8, 4, 1, 32, 0, 100, 0, 200, 20000, 0 },
+	{ "mixed_8x4_cap1", 12, 8, 4, 1, 32, 0, 90, 0, 200, 20000, 0 },
+	{ "mixed_8x4_nocap", 13, 8, 4, 0, 32, 0, 70, 0, 200, 20000, 0 },
+	{ "mixed_4x2_cap2", 14, 4, 2, 2, 8, 10, 50, 0, 100, 20000, 0 },
+	{ "hot_unit_cap1", 15, 8, 4, 1, 32, 80, 100, 1 + RS, 50, 20000, 0 },
+	{ "hot_unit_cap3", 16, 16, 4, 3, 128, 90, 100, 1 + RS, 20, 20000, 0 },
+	{ "one_unit", 17, 1, 1, 1, 4, 0, 60, 0, 30, 10000, 0 },
+	{ "writes_cap1", 18, 8, 4, 1, 32, 30, 10, 0, 400, 20000, 0 },
 	/* a hot unit's reads run late while writes wait elsewhere */
-	{ "late_reads_writes", 19, 8, 4, 1, 6, 60, 70, 0, 30, 20000 },
+	{ "late_reads_writes", 19, 8, 4, 1, 6, 60, 70, 0, 30, 20000, 0 },
 	/* sync writes only, deadlines short: the batch must not starve a late head */
-	{ "sync_writes_late", 20, 8, 4, 1, 32, 20, 0, 1 + WS, 40, 20000 },
-	{ "sync_writes_hot", 21, 8, 4, 2, 32, 80, 0, 1 + WS, 20, 20000 },
+	{ "sync_writes_late", 20, 8, 4, 1, 32, 20, 0, 1 + WS, 40, 20000, 0 },
+	{ "sync_writes_hot", 21, 8, 4, 2, 32, 80, 0, 1 + WS, 20, 20000, 0 },
+	/*
+	 * The device holds more commands than it has dies: reads past the
+	 * cap (a hot unit keeps the queue deep enough for every read to be
+	 * held).
+	 */
+	{ "reads_8x4_spare", 22, 8, 4, 1, 64, 50, 100, 0, 200, 20000, 64 },
+	{ "mixed_8x4_spare", 23, 8, 4, 1, 64, 50, 80, 0, 200, 20000, 64 },
+	/* as many slots as dies: spare only while idle dies have nothing queued */
+	{ "mixed_8x4_slots_eq", 24, 8, 4, 1, 32, 30, 90, 0, 200, 20000, 32 },
+	{ "hot_unit_spare", 25, 8, 4, 1, 64, 80, 100, 1 + RS, 50, 20000, 64 },
+	{ "mixed_4x2_cap2_spare", 26, 4, 2, 2, 32, 40, 90, 0, 100, 20000, 32 },
 };
 
 static void test_random_occupancy(void)
@@ -936,6 +1087,7 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/no_caps_without_dies", test_no_caps_without_dies },
 	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
 	{ "occupancy/expired_write_mid_phase", test_expired_write_mid_phase },
+	{ "occupancy/cap_spare_slots", test_cap_spare_slots },
 	{ "occupancy/random", test_random_occupancy },
 	{ NULL, NULL },
 };
