@@ -207,6 +207,11 @@ static u32 ac_reads(const struct ac_group *g)
 	return g->nr[AC_READ_SYNC] + g->nr[AC_READ_ASYNC];
 }
 
+static u32 ac_writes(const struct ac_group *g)
+{
+	return g->nr[AC_WRITE_SYNC] + g->nr[AC_WRITE_ASYNC];
+}
+
 /* Writes queued on channel @c. */
 static u32 ac_chan_writes(const struct ac_policy *p, u32 c)
 {
@@ -655,8 +660,7 @@ static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
 static bool ac_lift_ok(const struct ac_policy *p, u32 u)
 {
 	return ac_occ_all(p->occ, u) <= p->unit_depth &&
-	       !ac_occ_writes(p->occ, u) && !p->grp[u].nr[AC_WRITE_SYNC] &&
-	       !p->grp[u].nr[AC_WRITE_ASYNC];
+	       !ac_occ_writes(p->occ, u) && !ac_writes(&p->grp[u]);
 }
 
 /*
@@ -724,23 +728,34 @@ static bool ac_slots_spare(const struct ac_policy *p)
 {
 	u32 units = ac_policy_units(p);
 	u32 total = ac_occ_total(p->occ);
-	u32 free, waiting = 0, u, t;
+	u32 free, waiting = 0, u;
 
 	if (!ac_policy_dies(p) || !p->unit_spare || !p->dev_slots ||
 	    total >= p->dev_slots)
 		return false;
 	free = p->dev_slots - total;
-	for (u = 0; u < units && waiting < free; u++) {
-		if (ac_occ_all(p->occ, u))
-			continue;
-		for (t = 0; t < AC_NR_TYPES; t++) {
-			if (p->grp[u].nr[t]) {
-				waiting++;
-				break;
-			}
-		}
-	}
+	for (u = 0; u < units && waiting < free; u++)
+		waiting += !ac_occ_all(p->occ, u) &&
+			   (ac_reads(&p->grp[u]) || ac_writes(&p->grp[u]));
 	return free > waiting;
+}
+
+/*
+ * ac_best_read() for *@type; if every sync read is passed over, an async
+ * read rather than none (*@type tells which).
+ */
+static int ac_best_read_or_async(struct ac_policy *p, enum ac_type *type,
+				 bool lift, bool *capped)
+{
+	int g = ac_best_read(p, *type, lift, capped);
+
+	if (g < 0 && *capped && *type == AC_READ_SYNC &&
+	    p->queued[AC_READ_ASYNC]) {
+		*type = AC_READ_ASYNC;
+		g = ac_best_read(p, *type, lift, capped);
+		*capped = true;
+	}
+	return g;
 }
 
 static struct ac_pick ac_pick_read(struct ac_policy *p)
@@ -748,15 +763,8 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
 	enum ac_type type = want;
 	bool capped = false;
-	int g = ac_best_read(p, type, false, &capped);
+	int g = ac_best_read_or_async(p, &type, false, &capped);
 
-	/* every sync read is held by a cap: an async one rather than none */
-	if (g < 0 && capped && type == AC_READ_SYNC &&
-	    p->queued[AC_READ_ASYNC]) {
-		type = AC_READ_ASYNC;
-		g = ac_best_read(p, type, false, &capped);
-		capped = true;
-	}
 	/*
 	 * Every read is held, and the device has slots no idle unit can use:
 	 * past the cap, by one, to the least busy unit that no write of ours
@@ -764,11 +772,7 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 	 */
 	if (g < 0 && capped && ac_slots_spare(p)) {
 		type = want;
-		g = ac_best_read(p, type, true, &capped);
-		if (g < 0 && type == AC_READ_SYNC && p->queued[AC_READ_ASYNC]) {
-			type = AC_READ_ASYNC;
-			g = ac_best_read(p, type, true, &capped);
-		}
+		g = ac_best_read_or_async(p, &type, true, &capped);
 		capped = true;
 		if (g >= 0)
 			p->stats.cap_spare++;

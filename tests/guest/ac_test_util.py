@@ -95,9 +95,10 @@ def parse_trace(text, dev):
 
 class BlockTrace:
     """Record block_rq_insert, block_rq_issue and block_rq_requeue (and
-    block_rq_complete if asked) of one device while the body of the with-statement runs.  The ring buffer does
-    not overwrite (the earliest events are kept) and uses the global clock,
-    so that the events of both CPUs are merged in one order.
+    block_rq_complete if asked) of one device while the body of the
+    with-statement runs.  The ring buffer does not overwrite (the earliest
+    events are kept) and uses the global clock, so that the events of both
+    CPUs are merged in one order.
 
     The events are enabled once per boot and left enabled; tracing_on and
     the filters select what is recorded.  Enabling or disabling an event
