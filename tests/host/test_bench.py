@@ -707,3 +707,48 @@ def test_floor_goals_need_the_floor(tmp_path):
     assert g16["null_blk: AC IOPS >= max(mq-deadline, kyber)"]["met"] is True
     assert "kyber has no figure" in g16["null_blk: AC IOPS >= max(mq-deadline, kyber)"]["note"]
     assert g16["null_blk: AC CPU per I/O <= 1.05 x floor"]["met"] is None
+
+
+def test_insn_prof_plugin_builds_warning_free(tmp_path):
+    src = os.path.join(BENCH, "insn-prof", "insn-prof.c")
+    so = tmp_path / "insn-prof.so"
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror",
+                    "-o", str(so), src], check=True)
+    assert so.stat().st_size > 0
+
+
+def test_insn_report_counts_instructions_per_io_by_function(tmp_path):
+    """Two snapshots as the plugin writes them (vaddr, insns per block,
+    executions; vaddr 0: user space), the symbols insn-probe saves, and the
+    run list: per I/O, by function, against the floor."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "kallsyms-kernel").write_text(
+        "ffffffff81000000 T blk_mq_submit_bio\nffffffff81000100 T blk_mq_end_request\n")
+    (run / "kallsyms-null_blk").write_text(
+        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
+    (run / "kallsyms-new").write_text(
+        "ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n"
+        "ffffffffc0200200 t ac_dispatch_request\t[ac_iosched]\n")
+    (run / "insn-runs.json").write_text(json.dumps([
+        dict(snap=1, conf="floor", workload="randread", jobs=1, round=0, ios=100),
+        dict(snap=3, conf="ac:new", workload="randread", jobs=1, round=0, ios=200),
+    ]))
+    snap = tmp_path / "snap"
+    # floor: 100 I/Os, 10 blocks of 50 in blk_mq_submit_bio, 100 x 6 in the floor
+    (tmp_path / "snap.1").write_text("0 1 7000\nffffffff81000010 50 10\n"
+                                     "ffffffffc0100008 6 100\n")
+    # AC: 200 I/Os; two blocks of ac_insert_list, one of ac_dispatch_request
+    (tmp_path / "snap.3").write_text("0 1 14000\nffffffff81000010 50 20\n"
+                                     "ffffffffc0200010 10 200\nffffffffc0200040 5 400\n"
+                                     "ffffffffc0200210 7 200\n")
+    report = os.path.join(BENCH, "insn-prof", "insn-report")
+    out = subprocess.run([sys.executable, report, str(snap), str(run), "--only", "^(ac_|floor_)"],
+                         check=True, capture_output=True, text=True).stdout
+    # floor: (7000 + 500 + 600) / 100; AC: (14000 + 1000 + 2000 + 2000 + 1400) / 200
+    assert "floor          n=1  all      81" in out
+    assert "ac:new         n=1  all     102" in out
+    assert "+20.0     20.0      0.0  ac_insert_list [ac_iosched]" in out
+    assert "+7.0      7.0      0.0  ac_dispatch_request [ac_iosched]" in out
+    assert "-6.0      0.0      6.0  floor_insert_requests [floor_iosched]" in out
+    assert "+21.0     27.0      6.0  (sum of the functions matched)" in out
