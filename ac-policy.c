@@ -96,6 +96,7 @@
  *   are unaffected.
  */
 #ifdef __KERNEL__
+#include <linux/bitops.h>
 #include <linux/math64.h>
 #endif
 
@@ -155,15 +156,20 @@ static u32 ac_clamp_nr(u32 nr_channels)
 	return ac_at_least_one(nr_channels);
 }
 
-/* Dies per channel such that @nr_channels x dies fits AC_MAX_UNITS. */
+/*
+ * Dies per channel such that @nr_channels x dies fits AC_MAX_UNITS.  Every
+ * pick asks (ac_policy_units()): the divide only when the product is over.
+ */
 static u32 ac_clamp_dies(u32 dies, u32 nr_channels)
 {
-	u32 max = AC_MAX_UNITS / ac_clamp_nr(nr_channels);
+	u32 nr = ac_clamp_nr(nr_channels);
 
-	if (max > AC_MAX_DIES)
-		max = AC_MAX_DIES;
 	dies = ac_at_least_one(dies);
-	return dies < max ? dies : max;
+	if (dies > AC_MAX_DIES)
+		dies = AC_MAX_DIES;
+	if (dies * nr <= AC_MAX_UNITS)
+		return dies;
+	return AC_MAX_UNITS / nr;
 }
 
 /* Channels in use. */
@@ -175,6 +181,37 @@ static u32 ac_nr(const struct ac_policy *p)
 u32 ac_policy_units(const struct ac_policy *p)
 {
 	return ac_nr(p) * ac_clamp_dies(p->dies_per_channel, p->nr_channels);
+}
+
+/* Lowest set bit of @w, which is not 0. */
+static u32 ac_ffs64(u64 w)
+{
+#ifdef __KERNEL__
+	return __ffs64(w);
+#else
+	return (u32)__builtin_ctzll(w);
+#endif
+}
+
+/*
+ * The first unit at or after @from and below @units whose bit is set in @a
+ * or @b (queued_units[] rows), or -1.  Pass one row twice for one.
+ */
+static int ac_next_unit(const u64 *a, const u64 *b, u32 from, u32 units)
+{
+	u32 w = from / 64, u;
+	u64 bits;
+
+	if (from >= units)
+		return AC_NO_GROUP;
+	bits = (a[w] | b[w]) & (~0ULL << (from % 64));
+	while (!bits) {
+		if (++w >= AC_UNIT_WORDS || w * 64 >= units)
+			return AC_NO_GROUP;
+		bits = a[w] | b[w];
+	}
+	u = w * 64 + ac_ffs64(bits);
+	return u < units ? (int)u : AC_NO_GROUP;
 }
 
 /* Index into grp[] that stays in bounds whatever the caller passed. */
@@ -319,7 +356,7 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 
 void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 {
-	u32 i;
+	u32 i, w;
 
 	p->nr_channels = ac_clamp_nr(nr_channels);
 	p->dies_per_channel = ac_clamp_dies(p->dies_per_channel, p->nr_channels);
@@ -329,8 +366,11 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 		p->chan_writes[i][0] = 0;
 		p->chan_writes[i][1] = 0;
 	}
-	for (i = 0; i < AC_NR_TYPES; i++)
+	for (i = 0; i < AC_NR_TYPES; i++) {
 		p->queued[i] = 0;
+		for (w = 0; w < AC_UNIT_WORDS; w++)
+			p->queued_units[i][w] = 0;
+	}
 	p->proc = AC_NO_GROUP;
 	p->batch_writes = 0;
 	p->phase_left = 0;
@@ -384,7 +424,8 @@ static bool ac_take(struct ac_policy *p, u32 idx, enum ac_type type)
 
 	if (!g->nr[type] || !p->queued[type])
 		return false;
-	g->nr[type]--;
+	if (!--g->nr[type])
+		p->queued_units[type][idx / 64] &= ~(1ULL << (idx % 64));
 	p->queued[type]--;
 	if (ac_type_is_write(type)) {
 		u32 *cw = &p->chan_writes[ac_chan(p, idx)][ac_wi(type)];
@@ -400,7 +441,8 @@ void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type)
 	u32 idx = ac_idx(group);
 	struct ac_group *g = &p->grp[idx];
 
-	g->nr[type]++;
+	if (!g->nr[type]++)
+		p->queued_units[type][idx / 64] |= 1ULL << (idx % 64);
 	p->queued[type]++;
 	/* keep END and PROC (spec section 3, clarification) */
 	if (ac_type_is_write(type)) {
@@ -574,21 +616,24 @@ static bool ac_find_expired(const struct ac_policy *p,
 /* Any unit with requests of @type: only if the flags were corrupted. */
 static int ac_any_group(const struct ac_policy *p, enum ac_type type)
 {
-	int i;
-
-	for (i = 0; i < AC_MAX_UNITS; i++)
-		if (p->grp[i].nr[type])
-			return i;
-	return AC_NO_GROUP;
+	return ac_next_unit(p->queued_units[type], p->queued_units[type], 0,
+			    AC_MAX_UNITS);
 }
 
-/* A new read round: every END becomes PEND (units beyond those in use stay ZERO). */
+/*
+ * A new read round: every END becomes PEND (units beyond those in use stay
+ * ZERO).  A unit is END only while it has reads queued (ac_left_read()).
+ */
 static void ac_new_round(struct ac_policy *p)
 {
-	u32 i, units = ac_policy_units(p);
+	const u64 *rs = p->queued_units[AC_READ_SYNC];
+	const u64 *ra = p->queued_units[AC_READ_ASYNC];
+	u32 units = ac_policy_units(p);
 	bool changed = false;
+	int i;
 
-	for (i = 0; i < units; i++) {
+	for (i = ac_next_unit(rs, ra, 0, units); i >= 0;
+	     i = ac_next_unit(rs, ra, i + 1, units)) {
 		if (p->grp[i].rflag == AC_R_END) {
 			p->grp[i].rflag = AC_R_PEND;
 			changed = true;
@@ -681,12 +726,26 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool lift,
 	u32 units = ac_policy_units(p);
 	u32 rank, best_rank = ~0U, round_rank = ~0U;
 	bool fresh = false, skipped = false;
+	const u64 *q = p->queued_units[type];
 	int best = AC_NO_GROUP, round_best = AC_NO_GROUP;
-	u32 u;
+	int u = ac_next_unit(q, q, 0, units);
 
-	for (u = 0; u < units; u++) {
-		if (!p->grp[u].nr[type])
-			continue;
+	/*
+	 * One unit with such reads (a device that keeps up holds AC's queue
+	 * at a request or two): it wins whatever its rank, so skip ranking.
+	 * The round ends as the loop below would end it: the unit served
+	 * or passed over.
+	 */
+	if (u >= 0 && ac_next_unit(q, q, u + 1, units) < 0) {
+		skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
+		if (skipped || !ac_read_fresh(p, u, true))
+			ac_new_round(p);
+		if (skipped)
+			p->stats.cap_skips++;
+		*capped = skipped;
+		return skipped ? AC_NO_GROUP : u;
+	}
+	for (; u >= 0; u = ac_next_unit(q, q, u + 1, units)) {
 		if (lift ? !ac_lift_ok(p, u) : ac_capped(p, u)) {
 			skipped = true;
 			continue;
@@ -942,15 +1001,18 @@ static int ac_write_elsewhere(struct ac_policy *p, enum ac_type *type)
 static int ac_write_fewest_reads(const struct ac_policy *p,
 				 enum ac_type *type)
 {
-	u32 u, units = ac_policy_units(p), reads, best_reads = ~0U;
-	int best = AC_NO_GROUP;
+	u32 units = ac_policy_units(p), reads, best_reads = ~0U;
+	int u, best = AC_NO_GROUP;
 	enum ac_type t;
 
 	for (t = AC_WRITE_SYNC; t <= AC_WRITE_ASYNC; t++) {
+		const u64 *q = p->queued_units[t];
+
 		if (!p->queued[t])
 			continue;
-		for (u = 0; u < units; u++) {
-			if (!p->grp[u].nr[t] || ac_held(p, u, t))
+		for (u = ac_next_unit(q, q, 0, units); u >= 0;
+		     u = ac_next_unit(q, q, u + 1, units)) {
+			if (ac_held(p, u, t))
 				continue;
 			reads = ac_reads(&p->grp[u]);
 			if (reads < best_reads) {

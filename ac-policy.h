@@ -37,6 +37,7 @@
  * index is stored in 8 bits of a request.
  */
 #define AC_MAX_UNITS		256
+#define AC_UNIT_WORDS		(AC_MAX_UNITS / 64)
 
 enum ac_type {
 	AC_READ_SYNC,
@@ -158,6 +159,12 @@ struct ac_policy {
 
 	struct ac_group grp[AC_MAX_UNITS];
 	u32 queued[AC_NR_TYPES];	/* sum of grp[].nr */
+	/*
+	 * Bit u of word u / 64: grp[u].nr[type] > 0.  The picks walk these
+	 * instead of every unit: a queue that holds a few requests (a fast
+	 * device) costs a few steps, not one per unit (issue 16).
+	 */
+	u64 queued_units[AC_NR_TYPES][AC_UNIT_WORDS];
 
 	u32 chan_writes[AC_MAX_CHANNELS][2];	/* queued writes: sync, async */
 
