@@ -792,19 +792,17 @@ static void ac_deadline_work(struct work_struct *work)
 }
 
 /*
- * The policy's pick.  When caps hold every queued request back, say so in
- * cap_waiting and look once more: a completion that uncounted a unit before
- * it could see the flag is then seen here (pairs with ac_occ_put()).
+ * Caps held every queued request back: say so in cap_waiting and look once
+ * more, so that a completion that uncounted a unit before it could see the
+ * flag is seen here (pairs with ac_occ_put()).  Apart from ac_pick(): its
+ * copy of the stats would be zeroed on the stack at every pick.
  */
-static struct ac_pick ac_pick(struct ac_data *ad,
-			      const struct ac_fifo_heads *heads)
+static noinline struct ac_pick ac_pick_held(struct ac_data *ad,
+					    const struct ac_fifo_heads *heads)
 {
 	struct ac_stats stats;
 	struct ac_pick pick;
 
-	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
-	if (pick.kind != AC_PICK_NONE || !pick.capped)
-		return pick;
 	WRITE_ONCE(ad->cap_waiting, true);
 	/* the flag before the counts: pairs with ac_occ_put() */
 	smp_mb();
@@ -818,6 +816,18 @@ static struct ac_pick ac_pick(struct ac_data *ad,
 		ac_arm_deadline(ad, heads);
 	}
 	return pick;
+}
+
+/* The policy's pick. */
+static struct ac_pick ac_pick(struct ac_data *ad,
+			      const struct ac_fifo_heads *heads)
+{
+	struct ac_pick pick;
+
+	pick = ac_policy_pick(&ad->policy, heads, get_jiffies_64());
+	if (pick.kind != AC_PICK_NONE || !pick.capped)
+		return pick;
+	return ac_pick_held(ad, heads);
 }
 
 /*
@@ -843,7 +853,7 @@ static u32 ac_dev_slots(struct ac_data *ad)
 
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
-	struct ac_fifo_heads heads = {};
+	struct ac_fifo_heads *heads = &ad->heads;
 	struct request *rq = NULL;
 	struct ac_pick pick;
 	enum ac_type type;
@@ -860,17 +870,19 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		ad->policy.write_hold = ac_write_hold(ad);
 	ad->policy.dev_slots = ac_dev_slots(ad);
 	/* the heads' requests are cold cache lines: read them when due */
+	for (type = 0; type < AC_NR_TYPES; type++)
+		heads->valid[type] = false;
 	if (ac_policy_heads_due(&ad->policy)) {
 		for (type = 0; type < AC_NR_TYPES; type++) {
 			rq = ac_fifo_head(ad, type);
 			if (rq) {
-				heads.valid[type] = true;
-				heads.expire[type] = rq->fifo_time;
-				heads.unit[type] = ac_rq_group(rq);
+				heads->valid[type] = true;
+				heads->expire[type] = rq->fifo_time;
+				heads->unit[type] = ac_rq_group(rq);
 			}
 		}
 	}
-	pick = ac_pick(ad, &heads);
+	pick = ac_pick(ad, heads);
 	if (pick.kind == AC_PICK_NONE && pick.capped)
 		return NULL;
 	if (pick.kind == AC_PICK_NONE && ad->policy.writes_held) {

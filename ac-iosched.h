@@ -82,6 +82,13 @@ struct ac_data {
 	bool merging_bio;
 	enum ac_type merging_type;
 
+	/*
+	 * The FIFO heads the next pick sees (lock held).  Here rather than
+	 * on the dispatch path's stack, which the kernel zeroes at every call
+	 * (CONFIG_INIT_STACK_ALL_ZERO): most picks need only valid[] cleared.
+	 */
+	struct ac_fifo_heads heads;
+
 	/* Requests on the FIFOs; has_work() reads it without the lock. */
 	unsigned int nr_sorted;
 
