@@ -223,12 +223,18 @@ FIO_VERIFY = ("--verify=crc32c --verify_fatal=1 --do_verify=1"
 
 
 def fio_cmd(dev, rw, runtime=3, size="64m", bs="4k", iodepth=16, direct=1,
-            extra="", name="ac"):
-    """A time-based, verified fio job line (for fio() or a background run)."""
+            extra="", name="ac", ios=0):
+    """A verified fio job line (for fio() or a background run): time-based,
+    or with @ios a fixed number of I/Os, however long they take (a test
+    that asserts how much I/O was done must not depend on the kernel's
+    speed: the debug kernel does a third of the stock one's in a time)."""
+    if ios:
+        amount = "--number_ios=%d" % ios
+    else:
+        amount = "--time_based --runtime=%d" % runtime
     return ("--name=%s --filename=%s --direct=%d --ioengine=libaio"
-            " --iodepth=%d --rw=%s --bs=%s --size=%s --time_based"
-            " --runtime=%d %s %s" % (name, dev, direct, iodepth, rw, bs, size,
-                                      runtime, FIO_VERIFY, extra))
+            " --iodepth=%d --rw=%s --bs=%s --size=%s %s %s %s"
+            % (name, dev, direct, iodepth, rw, bs, size, amount, FIO_VERIFY, extra))
 
 
 def fio_background(dev, rw, runtime, **kw):

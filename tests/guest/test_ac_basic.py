@@ -88,6 +88,10 @@ PATTERNS = {
 }
 
 
+# I/Os of each writing pattern: a count, not a time (see ac_util.fio_cmd()).
+VERIFY_IOS = 2048
+
+
 def fill_then_read(dev, rw):
     job = ("--filename=%s --direct=1 --ioengine=libaio --iodepth=16 --rw=%s"
            " --bs=4k --size=16m --randrepeat=1 --verify=crc32c --verify_fatal=1"
@@ -104,18 +108,18 @@ def test_fio_verify_direct(ac_module, null_blk, pattern):
         data = fill_then_read(dev, rw)
         assert sum(j["read"]["total_ios"] for j in data["jobs"]) == 16 * 256
     else:
-        data = fio(ac_util.fio_cmd(dev, rw, runtime=3).replace("--name=ac ", ""),
+        data = fio(ac_util.fio_cmd(dev, rw, ios=VERIFY_IOS).replace("--name=ac ", ""),
                    name="ac")
-        assert fio_total_ios(data) > 1000
+        assert fio_total_ios(data) >= VERIFY_IOS
     ac_util.assert_idle_and_balanced(dev)
 
 
 def test_fio_verify_buffered(ac_module, null_blk):
     dev = ac_device(null_blk)
-    data = fio(ac_util.fio_cmd(dev, "randrw --rwmixread=70", runtime=3,
+    data = fio(ac_util.fio_cmd(dev, "randrw --rwmixread=70", ios=VERIFY_IOS,
                                direct=0, extra="--fsync=32").replace("--name=ac ", ""),
                name="buf")
-    assert fio_total_ios(data) > 1000
+    assert fio_total_ios(data) >= VERIFY_IOS
     sh("sync")
     ac_util.assert_idle_and_balanced(dev)
 
