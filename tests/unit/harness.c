@@ -109,6 +109,17 @@ int main(int argc, char **argv)
 
 unsigned long t_heads_skipped;
 
+void t_check_queued_units(const struct ac_policy *p)
+{
+	u32 u;
+	int t;
+
+	for (u = 0; u < AC_MAX_UNITS; u++)
+		for (t = 0; t < AC_NR_TYPES; t++)
+			CHECK_EQ(!!(p->queued_units[t][u / 64] & (1ULL << (u % 64))),
+				 p->grp[u].nr[t] > 0);
+}
+
 struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now)
 {

@@ -58,6 +58,9 @@ struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now);
 extern unsigned long t_heads_skipped;
 
+/* Check that the picks' bitmaps (queued_units) match grp[].nr, unit by unit. */
+void t_check_queued_units(const struct ac_policy *p);
+
 /* Each test file exports its table, terminated by { NULL, NULL }. */
 extern const struct t_case t_examples[];
 extern const struct t_case t_map[];

@@ -571,11 +571,7 @@ static bool m_consistent(const struct model *m)
 	u32 g, sum[AC_NR_TYPES] = { 0 };
 	int t, procs = 0;
 
-	/* the picks' bitmaps of units with requests queued */
-	for (g = 0; g < AC_MAX_UNITS; g++)
-		for (t = 0; t < AC_NR_TYPES; t++)
-			CHECK_EQ(!!(p->queued_units[t][g / 64] & (1ULL << (g % 64))),
-				 p->grp[g].nr[t] > 0);
+	t_check_queued_units(p);
 	for (g = 0; g < AC_MAX_CHANNELS; g++) {
 		const struct ac_group *pg = &p->grp[g];
 		u32 reads = m->cnt[g][AC_READ_SYNC] + m->cnt[g][AC_READ_ASYNC];

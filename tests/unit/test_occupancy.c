@@ -979,12 +979,7 @@ static void o_run(const struct o_prof *pf)
 		for (i = 0; head_due && i < n; i++)
 			if (oreq[i].state == 0 && oreq[i].expired_at != ~0ULL)
 				oreq[i].due_picks++;
-		/* the picks' bitmaps of units with requests queued */
-		for (i = 0; i < AC_MAX_UNITS; i++)
-			for (t = 0; t < AC_NR_TYPES; t++)
-				CHECK_EQ(!!(p.queued_units[t][i / 64] &
-					    (1ULL << (i % 64))),
-					 p.grp[i].nr[t] > 0);
+		t_check_queued_units(&p);
 		{
 			bool spare = o_spare(&p, n);
 			struct ac_pick k = t_pick(&p, &heads, op);
