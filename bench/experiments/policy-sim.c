@@ -29,7 +29,8 @@
  * the page in once both channel and die are free, then the die programs for
  * PROGRAM_US, as ssdsim does.  Reads' and writes' latency percentiles are
  * printed (from insertion into the scheduler: a tag wait is not modelled).
- * WBATCH, WSTARVED, FIFO_BATCH, READS_FIRST override the tunables (the
+ * WBATCH, WSTARVED, FIFO_BATCH, READS_FIRST, REXPIRE_MS (read_sync_expire)
+ * and WEXPIRE_MS (write_sync_expire) override the tunables (the
  * glue's defaults otherwise), WHOLD the glue's write_hold; NO_SPARE=1 keeps
  * reads within unit_depth whatever slots the device has free (before
  * ac_slots_spare()); STATS=1 prints
@@ -51,8 +52,9 @@
 #define XFER_US		1000ULL		/* xfer_us 10 x time_scale 100 */
 #define READ_US		(SENSE_US + XFER_US)
 #define PROGRAM_US	50000ULL	/* program_us 500 x time_scale 100 */
-#define EXPIRE_US	500000ULL	/* read_sync_expire 500 ms */
-#define WEXPIRE_US	2000000ULL	/* write_sync_expire 2000 ms */
+/* read_sync_expire and write_sync_expire (REXPIRE_MS, WEXPIRE_MS) */
+static u64 read_expire_us = 500000;
+static u64 write_expire_us = 2000000;
 #define MAXLAT		(1 << 22)
 #define SIM_US		60000000ULL	/* 60 s of device time */
 #define WARM_US		5000000ULL
@@ -271,7 +273,7 @@ static int pick(const char *mode)
 				continue;
 			heads.valid[t] = true;
 			heads.expire[t] = rq[f_head[w]].arrival +
-					  (w ? WEXPIRE_US : EXPIRE_US);
+					  (w ? write_expire_us : read_expire_us);
 			heads.unit[t] = rq[f_head[w]].unit;
 		}
 		k = ac_policy_pick(&pol, &heads, now);
@@ -336,6 +338,10 @@ int main(int argc, char **argv)
 	}
 	for (u = 0; u < UNITS; u++)
 		uq_head[0][u] = uq_tail[0][u] = uq_head[1][u] = uq_tail[1][u] = -1;
+	if (getenv("REXPIRE_MS"))
+		read_expire_us = 1000ULL * atoi(getenv("REXPIRE_MS"));
+	if (getenv("WEXPIRE_MS"))
+		write_expire_us = 1000ULL * atoi(getenv("WEXPIRE_MS"));
 	if (getenv("MIX"))
 		mix = atoi(getenv("MIX"));
 	rlat = malloc(MAXLAT * sizeof(*rlat));
