@@ -24,6 +24,22 @@ MODDIR = os.environ.get("AC_MODDIR", "")
 OUT = os.environ.get("AC_OUT", "/tmp")
 STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]
 
+# The emulated SSD's timing model and the harness's own controls are the
+# same code on every kernel: make check runs those tests on 6.12 (and its
+# debug kernel) only, for CI time; AC_EVERY_KERNEL=1 runs them everywhere.
+PRIMARY_SERIES = "6.12"
+
+
+def on_primary_kernel():
+    return (KVER.replace("-debug", "") == PRIMARY_SERIES
+            or os.environ.get("AC_EVERY_KERNEL") == "1")
+
+
+primary_kernel_only = pytest.mark.skipif(
+    not on_primary_kernel(),
+    reason="the same code on every kernel: runs on %s (AC_EVERY_KERNEL=1: here too)"
+    % PRIMARY_SERIES)
+
 
 def sh(cmd, check=True, timeout=600, **kw):
     """Run a shell command; return CompletedProcess with text output."""

@@ -22,8 +22,8 @@ import pytest
 import ac_util
 import ssdsim_util
 from ac_test_util import record_counts
-from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, read, load_scsi_debug,
-                      set_scheduler, sh)
+from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, on_primary_kernel, read,
+                      load_scsi_debug, set_scheduler, sh)
 
 TOOL = os.path.join(REPO, "scripts", "ac-calibrate")
 MAX_TIME = 240
@@ -62,8 +62,9 @@ def selected():
 def tool_paths_here():
     """Skip the tool's kernel-independent paths on 6.1 and 7.2 in make
     check (CI time); they run on 6.12 and in the sweep."""
-    if os.environ.get("AC_CALIBRATE_SWEEP") != "1" and KVER.replace("-debug", "") != "6.12":
-        pytest.skip("the tool's other paths run on 6.12 (AC_CALIBRATE_SWEEP=1: here too)")
+    if os.environ.get("AC_CALIBRATE_SWEEP") != "1" and not on_primary_kernel():
+        pytest.skip("the tool's other paths run on 6.12 (AC_CALIBRATE_SWEEP=1 or "
+                    "AC_EVERY_KERNEL=1: here too)")
 
 
 def calibrate(dev, *args, check=True, timeout=MAX_TIME + 120):

@@ -12,7 +12,7 @@ import pytest
 
 import ac_util
 from conftest import (KVER, STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
-                      kmsg, module_path, rmmod, set_scheduler, sh)
+                      kmsg, module_path, primary_kernel_only, rmmod, set_scheduler, sh)
 
 
 def test_guard_catches_warn():
@@ -53,6 +53,7 @@ def test_stock_scheduler_verify(null_blk, sched):
     assert fio_total_ios(data) >= 32 * 256
 
 
+@primary_kernel_only
 def test_stock_scheduler_switching_under_load(null_blk):
     """Switch among the stock schedulers while fio writes and verifies:
     nothing is lost or corrupted, and fio sees no error."""

@@ -5,6 +5,10 @@ Timing tests slow the model down (time_scale) until one page takes
 milliseconds, far above the emulated CPU's own cost per I/O under TCG.  They
 check the service time the model charged (exact, from its statistics) and
 that the wall clock never beats it; see the timing section.
+
+The model's tests run on 6.12 in make check (conftest.primary_kernel_only:
+the model is plain C, the same on every kernel); data, discard, queue
+properties and unload run on every kernel.
 """
 
 import hashlib
@@ -16,6 +20,7 @@ import time
 import pytest
 
 import ssdsim_util as su
+from conftest import primary_kernel_only
 
 # Timing geometry: page p of the device is on channel p % 4 (stripe of one
 # page), one die per channel.  A page read is 10 ms (die) + 2 ms (channel),
@@ -61,6 +66,7 @@ BAD_PARAMS = [
 ]
 
 
+@primary_kernel_only
 def test_bad_parameters_refused():
     assert su.unload()
     accepted = []
@@ -117,6 +123,7 @@ def not_faster(measured_s, model_ms):
     return ms >= 0.95 * model_ms - 0.5, "measured %.2f ms, model %.2f ms" % (ms, model_ms)
 
 
+@primary_kernel_only
 def test_qd1_read_and_write_take_the_modelled_time(ssdsim):
     dev = ssdsim(**TIMING)
     read_ms, write_ms = su.model_ms(dev)
@@ -138,6 +145,7 @@ def test_qd1_read_and_write_take_the_modelled_time(ssdsim):
         assert ok, what + ": " + why
 
 
+@primary_kernel_only
 def test_reads_on_different_channels_overlap_same_channel_serialises(ssdsim):
     dev = ssdsim(**TIMING)
     read_ms, _ = su.model_ms(dev)
@@ -164,6 +172,7 @@ def test_reads_on_different_channels_overlap_same_channel_serialises(ssdsim):
     assert ok, "1 channel: " + why
 
 
+@primary_kernel_only
 def test_dies_of_one_channel_overlap_but_share_the_bus(ssdsim):
     # one channel, 4 dies, 10 ms sense, 5 ms transfer: the 4 senses overlap,
     # the 4 transfers take turns: 10 + 4 * 5 = 30 ms at most, against 4 * 15
@@ -180,6 +189,7 @@ def test_dies_of_one_channel_overlap_but_share_the_bus(ssdsim):
     assert ok, why
 
 
+@primary_kernel_only
 def test_channel_serves_ready_pages_in_gaps(ssdsim):
     # one channel, 2 dies, 100 ms sense, 20 ms transfer.  Two reads on die 0
     # at once book the channel at 100-120 and 220-240 ms; a read on die 1
@@ -196,6 +206,7 @@ def test_channel_serves_ready_pages_in_gaps(ssdsim):
     assert st["die"][(0, 0)]["wait_ns"] > 0
 
 
+@primary_kernel_only
 def test_read_waits_behind_a_program_on_its_die(ssdsim):
     dev = ssdsim(**TIMING)
     read_ms, write_ms = su.model_ms(dev)
@@ -222,6 +233,7 @@ def test_read_waits_behind_a_program_on_its_die(ssdsim):
     assert ok, "read on an idle channel: " + why
 
 
+@primary_kernel_only
 def test_ftl_places_writes_round_robin(ssdsim):
     dev = ssdsim(**dict(TIMING, mapping="ftl"))
     read_ms, _ = su.model_ms(dev)
@@ -246,6 +258,7 @@ def test_ftl_places_writes_round_robin(ssdsim):
     assert su.stats(dev)["channel"][0]["ops"] == 1
 
 
+@primary_kernel_only
 def test_queue_depth_bounds_commands_in_flight(ssdsim):
     dev = ssdsim(**dict(TIMING, queue_depth=4))
     su.reset_stats(dev)
@@ -296,6 +309,7 @@ DIE_CASES = {
 }
 
 
+@primary_kernel_only
 @pytest.mark.parametrize("case", list(DIE_CASES))
 def test_max_die_inflight_is_exact(ssdsim, case):
     geometry, n, bs, gap, dies, max_inflight = DIE_CASES[case]
@@ -310,6 +324,7 @@ def test_max_die_inflight_is_exact(ssdsim, case):
     assert occupancy(st) == {d: (0, dies.get(d, 0)) for d in ALL_DIES}, occupancy(st)
 
 
+@primary_kernel_only
 def test_stats_reset_keeps_die_commands_in_flight(ssdsim):
     # 8 reads for one die, 210 ms each: reset while they queue there
     dev = ssdsim(**dict(OCC, read_us=200))
@@ -347,6 +362,7 @@ def inversions(offsets):
     return sum(1 for a, b in zip(offsets, offsets[1:]) if b < a)
 
 
+@primary_kernel_only
 def test_jitter_reorders_completions(ssdsim, tmp_path):
     # 64 reads for channel 0's die, 1.2 ms each, submitted one by one in
     # offset order by one fio thread on CPU 0 (so every completion timer is
@@ -372,6 +388,7 @@ def test_jitter_reorders_completions(ssdsim, tmp_path):
     assert inversions(orders[20000]) >= 10, orders[20000]
 
 
+@primary_kernel_only
 def test_jitter_is_outside_the_model(ssdsim):
     dev = ssdsim(**dict(TIMING, jitter_us=20000))
     read_ms, _ = su.model_ms(dev)
@@ -390,6 +407,7 @@ def test_jitter_is_outside_the_model(ssdsim):
     assert sum(extra_ms) / len(extra_ms) >= 4, extra_ms
 
 
+@primary_kernel_only
 def test_fio_verify_with_jitter(ssdsim):
     dev = ssdsim(capacity_mb=32, time_scale=1, mapping="stripe", stripe_kb=16, jitter_us=20000)
     common = dict(ioengine="libaio", direct=1, iodepth=16, verify="crc32c",
@@ -417,6 +435,7 @@ def test_fio_verify_direct(ssdsim, mapping, lbs):
     ], common)
 
 
+@primary_kernel_only
 def test_ext4_buffered_and_direct(ssdsim, tmp_path):
     dev = ssdsim(capacity_mb=128, time_scale=1, mapping="ftl", logical_block_size=4096)
     mnt = str(tmp_path / "mnt")
