@@ -24,9 +24,12 @@ MODDIR = os.environ.get("AC_MODDIR", "")
 OUT = os.environ.get("AC_OUT", "/tmp")
 STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]
 
-# The emulated SSD's timing model and the harness's own controls are the
-# same code on every kernel: make check runs those tests on 6.12 (and its
-# debug kernel) only, for CI time; AC_EVERY_KERNEL=1 runs them everywhere.
+# Tests whose subject is the same code on every kernel run on 6.12 (and its
+# debug kernel) only in make check, for CI time: the emulated SSD's timing
+# model, the harness's stock-scheduler control, and the policy's measured
+# behaviour (dispatch order, latency bounds, which dies reads go to), whose
+# kernel paths (insert, dispatch, merge, requeue, completion, caps) the
+# other tests run on every kernel.  AC_EVERY_KERNEL=1 runs them everywhere.
 PRIMARY_SERIES = "6.12"
 
 

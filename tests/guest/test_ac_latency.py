@@ -22,7 +22,7 @@ import ac_util
 import ssdsim_util as su
 from ac_test_util import (BlockTrace, device_occupancy, mean, reads_while_write_waits,
                           record_counts)
-from conftest import fio, read, set_scheduler, sh, write
+from conftest import fio, primary_kernel_only, read, set_scheduler, sh, write
 
 CAPACITY_MB = 256
 QUEUE_DEPTH = 4
@@ -92,6 +92,7 @@ def small_dirty_limits():
             write("/proc/sys/vm/" + n, saved[n])
 
 
+@primary_kernel_only
 def test_sync_reads_bounded_under_async_write_flood(lat_dev, small_dirty_limits):
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "512") == 0
@@ -136,6 +137,7 @@ def test_sync_reads_bounded_under_async_write_flood(lat_dev, small_dirty_limits)
                   peak_waiting_writes=peak)
 
 
+@primary_kernel_only
 def test_writes_not_starved_under_read_flood(lat_dev):
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
@@ -183,6 +185,7 @@ def test_writes_not_starved_under_read_flood(lat_dev):
                   max_ms=round(max_ms, 1), max_reads_past_write=max(waits))
 
 
+@primary_kernel_only
 def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     """write_inflight: while reads are about, AC keeps at most that many of
     its writes at the device, so that reads do not queue behind the

@@ -30,7 +30,7 @@ import pytest
 import ac_util
 import ssdsim_util as ssd
 from ac_test_util import record_counts
-from conftest import KVER, STOCK_SCHEDULERS, fio, set_scheduler, sh
+from conftest import KVER, STOCK_SCHEDULERS, fio, primary_kernel_only, set_scheduler, sh
 
 SEED = 12
 
@@ -94,6 +94,7 @@ def test_unit_depth_bounds_die_occupancy(ssdsim, depth):
                   max_die_inflight=st["max_die_inflight"], cap_holds=s["cap_holds"])
 
 
+@primary_kernel_only
 @pytest.mark.parametrize("spare", [0, 1])
 def test_sequential_reads_fill_spare_slots(ssdsim, spare):
     """128 KiB sequential reads over 64 KiB stripes start on every other
@@ -131,6 +132,7 @@ def test_sequential_reads_fill_spare_slots(ssdsim, spare):
                   max_inflight=st["max_inflight"], cap_spare=s["cap_spare"] - before)
 
 
+@primary_kernel_only
 @pytest.mark.parametrize("sched", ["ac-nocap", "mq-deadline"])
 def test_without_cap_dies_hold_more(ssdsim, sched):
     """The control: the same load without a cap puts several commands on a
@@ -164,6 +166,7 @@ def test_no_caps_with_one_die_per_channel(ssdsim):
     assert st["max_die_inflight"] >= 2
 
 
+@primary_kernel_only
 def test_reads_prefer_idle_units(ssdsim):
     """Without a cap, occupancy still steers reads: with enough queued to
     choose from (nr_requests 256), most go to idle dies.  The device, not
@@ -214,6 +217,7 @@ def test_expired_read_waits_for_its_die(ssdsim):
     ac_util.assert_idle_and_balanced(dev)
 
 
+@primary_kernel_only
 def test_expired_writes_go_when_their_die_frees(ssdsim):
     """Two verified sequential writers, 128 KiB, each in its own region, a
     200 ms write deadline, unit_depth 1: in sector order one writer's next
@@ -238,6 +242,7 @@ def test_expired_writes_go_when_their_die_frees(ssdsim):
     ac_util.assert_idle_and_balanced(dev)
 
 
+@primary_kernel_only
 def test_reads_first_writes_wait_for_reads(ssdsim):
     """reads_first: verified reads and writes, all on one die, unit_depth 1,
     a 100 ms write deadline.  While the die has reads queued a write does

@@ -31,7 +31,7 @@ import ac_util
 import ssdsim_util as su
 from ac_test_util import (BlockTrace, channel_fn, mean, read_passed_over,
                           read_spread, record_counts, write_runs)
-from conftest import fio, fio_total_ios, set_scheduler, write
+from conftest import fio, fio_total_ios, primary_kernel_only, set_scheduler, write
 
 NR_CHANNELS = 8
 CAPACITY_MB = 256
@@ -93,6 +93,7 @@ READ_JOBS = ["--rw=randread --iodepth=32 --size=%dm" % CAPACITY_MB,
              "--rw=randread --iodepth=32 --offset=0 --size=%dm" % (CAPACITY_MB // NR_CHANNELS)]
 
 
+@primary_kernel_only
 def test_reads_spread_over_channels(order_env):
     dev = order_env(mapping="range")
     chan = channel_fn(dev, NR_CHANNELS, "range")
@@ -133,6 +134,7 @@ def test_reads_spread_over_channels(order_env):
                   none_differ=round(results["none"]["differ_frac"], 4))
 
 
+@primary_kernel_only
 def test_reads_leave_a_unit_in_arrival_order(order_env):
     """Inside a unit, reads are not sorted: each issued read was the oldest
     of its channel still waiting, bar the issues two CPUs swap.  The
@@ -166,6 +168,7 @@ def test_reads_leave_a_unit_in_arrival_order(order_env):
 WRITE_JOBS = ["--rw=randwrite --iodepth=32 --numjobs=2 --size=%dm" % CAPACITY_MB]
 
 
+@primary_kernel_only
 def test_writes_batched_per_channel(order_env):
     dev = order_env(mapping="stripe", stripe_kb=64, time_scale=5)
     chan = channel_fn(dev, NR_CHANNELS, "stripe", 64)
