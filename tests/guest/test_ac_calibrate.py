@@ -59,12 +59,12 @@ def selected():
     return PER_KERNEL.get(KVER.replace("-debug", ""), [0, 1, 2])
 
 
-def tool_paths_here():
-    """Skip the tool's kernel-independent paths on 6.1 and 7.2 in make
-    check (CI time); they run on 6.12 and in the sweep."""
-    if os.environ.get("AC_CALIBRATE_SWEEP") != "1" and not on_primary_kernel():
-        pytest.skip("the tool's other paths run on 6.12 (AC_CALIBRATE_SWEEP=1 or "
-                    "AC_EVERY_KERNEL=1: here too)")
+# The tool's kernel-independent paths: on 6.12 in make check (CI time), and
+# everywhere the sweep runs.
+tool_paths_here = pytest.mark.skipif(
+    os.environ.get("AC_CALIBRATE_SWEEP") != "1" and not on_primary_kernel(),
+    reason="the tool's other paths run on 6.12 (AC_CALIBRATE_SWEEP=1 or AC_EVERY_KERNEL=1: "
+    "here too)")
 
 
 def calibrate(dev, *args, check=True, timeout=MAX_TIME + 120):
@@ -140,10 +140,10 @@ def test_recovers_geometry(ssdsim, idx):
                   applied=with_ac)
 
 
+@tool_paths_here
 def test_null_blk_has_no_structure(null_blk):
     """null_blk serves every read at once: no placement to match, so
     nr_channels=1 (occupancy rules off)."""
-    tool_paths_here()
     dev = null_blk(gb=1, bs=4096, memory_backed=1)
     _, res, out, _ = calibrate(dev)
     print(out)
@@ -155,13 +155,13 @@ def test_null_blk_has_no_structure(null_blk):
     assert "nr_channels=1" in out
 
 
+@tool_paths_here
 def test_ftl_placement_follows_writes(ssdsim):
     """ftl: never-written pages are read at their stripe location, written
     ones where write order put them.  Fresh, the tool sees the stripe (and
     says that placement may follow write history); once the whole device is
     written in random order, no LBA layout holds and it says so, with
     nr_channels=1."""
-    tool_paths_here()
     dev = ssdsim(capacity_mb=64, channels=8, dies=4, mapping="ftl", stripe_kb=64)
     _, res, out, _ = calibrate(dev)
     t = res["tunables"]
@@ -185,10 +185,10 @@ def test_ftl_placement_follows_writes(ssdsim):
     assert "write history" in out
 
 
+@tool_paths_here
 def test_refusals(ssdsim):
     """Clear refusals: --apply without AC active, --persist without a
     stable identity, a device too small, not a block device, not root."""
-    tool_paths_here()
     dev = ssdsim(capacity_mb=32, channels=4, dies=1, mapping="stripe")
     rc, _, _, err = calibrate(dev, check=False)
     assert rc == 2 and "too small" in err, err
@@ -210,11 +210,11 @@ def test_refusals(ssdsim):
     assert not os.path.exists(rules)
 
 
+@tool_paths_here
 def test_persist_udev_rule_by_wwid():
     """A SCSI disk (scsi_debug) has a WWID: --persist writes one rule for it,
     and a second run replaces it rather than adding another; --dry-run
     writes nothing."""
-    tool_paths_here()
     try:
         dev = load_scsi_debug("dev_size_mb=64")
         disk = os.path.basename(dev)
