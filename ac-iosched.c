@@ -209,9 +209,17 @@ static void ac_subqueues_init(struct ac_data *ad)
 	}
 }
 
+/*
+ * The helpers marked __always_inline run for every request, and most have
+ * several callers, so the compiler kept them out of line: their calls cost
+ * about as many instructions as their bodies (issue 16, measured in
+ * bench/experiments/2026-11-26-cpu-inlining.md).
+ */
+
 /* Put @rq into sub-queue (@group, @type) and count it in the policy. */
-static void ac_subqueue_add(struct ac_data *ad, struct request *rq,
-			    u32 group, enum ac_type type)
+static __always_inline void ac_subqueue_add(struct ac_data *ad,
+					    struct request *rq, u32 group,
+					    enum ac_type type)
 {
 	union ac_subqueue *sq = &ad->subq[group][type];
 
@@ -224,7 +232,8 @@ static void ac_subqueue_add(struct ac_data *ad, struct request *rq,
 }
 
 /* Take @rq off its sub-queue; the policy's count is the caller's to undo. */
-static void ac_subqueue_del(struct ac_data *ad, struct request *rq)
+static __always_inline void ac_subqueue_del(struct ac_data *ad,
+					    struct request *rq)
 {
 	union ac_subqueue *sq = &ad->subq[ac_rq_group(rq)][ac_rq_type(rq)];
 
@@ -240,7 +249,7 @@ static void ac_subqueue_del(struct ac_data *ad, struct request *rq)
  * Take a queued request off its FIFO, its sub-queue and the merge hash.  The
  * caller tells the policy why it left (dispatched or merged).
  */
-static void ac_unqueue(struct ac_data *ad, struct request *rq)
+static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 {
 	struct request_queue *q = ad->q;
 
@@ -337,7 +346,16 @@ static void ac_absorb(struct ac_data *ad, struct request *rq,
 /* The deadline a request or bio of @type arriving now would get. */
 static u64 ac_deadline_now(struct ac_data *ad, enum ac_type type)
 {
-	return get_jiffies_64() + msecs_to_jiffies(ad->expire_ms[type]);
+	return get_jiffies_64() + ad->expire_jiffies[type];
+}
+
+/* The expiry tunables in jiffies, once per change instead of per request. */
+void ac_expire_update(struct ac_data *ad)
+{
+	enum ac_type type;
+
+	for (type = 0; type < AC_NR_TYPES; type++)
+		ad->expire_jiffies[type] = msecs_to_jiffies(ad->expire_ms[type]);
 }
 
 /*
@@ -428,8 +446,8 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
  * elv_rqhash_find() finds it (not exported).  Any direction: the core
  * looks no further than this one either.
  */
-static struct request *ac_hashed_ending_at(struct request_queue *q,
-					   sector_t end)
+static __always_inline struct request *
+ac_hashed_ending_at(struct request_queue *q, sector_t end)
 {
 	struct request *rq;
 
@@ -583,8 +601,9 @@ void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
  * C-SCAN order, the first at or after the last dispatched position, else
  * wrap around to the lowest sector.
  */
-static struct request *ac_subqueue_next(struct ac_data *ad, u32 group,
-					enum ac_type type)
+static __always_inline struct request *ac_subqueue_next(struct ac_data *ad,
+							u32 group,
+							enum ac_type type)
 {
 	union ac_subqueue *sq = &ad->subq[group][type];
 	sector_t from = ad->last_pos[group][type];
@@ -646,7 +665,7 @@ static bool ac_reads_about(struct ac_data *ad)
 }
 
 /* Whether the next pick must leave writes alone (lock held). */
-static bool ac_writes_held(struct ac_data *ad)
+static __always_inline bool ac_writes_held(struct ac_data *ad)
 {
 	u32 limit = ad->write_inflight;
 
@@ -660,7 +679,8 @@ static bool ac_writes_held(struct ac_data *ad)
  * as before.  A request counted (flagged) is always uncounted, whatever
  * the tunable is by then.
  */
-static void ac_mark_out(struct ac_data *ad, struct request *rq)
+static __always_inline void ac_mark_out(struct ac_data *ad,
+					struct request *rq)
 {
 	unsigned long flags = ac_rq_flags(rq);
 
@@ -677,7 +697,8 @@ static void ac_mark_out(struct ac_data *ad, struct request *rq)
 }
 
 /* @rq finished or came back: no longer at the device. */
-static void ac_mark_back(struct ac_data *ad, struct request *rq)
+static __always_inline void ac_mark_back(struct ac_data *ad,
+					 struct request *rq)
 {
 	unsigned long flags = ac_rq_flags(rq);
 
@@ -714,7 +735,8 @@ static bool ac_occ_is_write(struct request *rq)
  * comes back (ac_occ_put()).  The unit is stored in the request, so the
  * count is undone exactly whatever the layout is by then.
  */
-static void ac_occ_get(struct ac_data *ad, struct request *rq, u32 unit)
+static __always_inline void ac_occ_get(struct ac_data *ad,
+				       struct request *rq, u32 unit)
 {
 	unsigned long flags = ac_rq_flags(rq);
 
@@ -737,7 +759,8 @@ static void ac_occ_get(struct ac_data *ad, struct request *rq, u32 unit)
  * The barrier orders the count before the flag, as ac_dispatch_sorted()
  * orders the flag before its second look at the counts.
  */
-static void ac_occ_put(struct ac_data *ad, struct request *rq)
+static __always_inline void ac_occ_put(struct ac_data *ad,
+				       struct request *rq)
 {
 	unsigned long flags = ac_rq_flags(rq);
 	u32 unit;
@@ -1238,6 +1261,7 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 	ad->policy.occ = &ad->occ;
 	/* The sysfs table holds the defaults, the policy's tunables too. */
 	ac_tunables_init(ad);
+	ac_expire_update(ad);
 	ad->policy.dies_per_channel = ad->dies_per_channel;
 	ac_policy_regroup(&ad->policy, ad->nr_channels);
 	ad->capacity = ac_disk_capacity(ad);

@@ -103,6 +103,8 @@ struct ac_data {
 	 * writes_starved and write_batch of the policy are tunables too.
 	 */
 	u32 expire_ms[AC_NR_TYPES];
+	/* the same in jiffies (ac_expire_update()), for the insert path */
+	unsigned long expire_jiffies[AC_NR_TYPES];
 	u32 nr_channels;
 	u32 dies_per_channel;
 	u32 mapping;		/* enum ac_mapping */
@@ -210,6 +212,7 @@ void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 void ac_regroup(struct ac_data *ad);
 /* ac-iosched.c: a tunable changed that may free held requests (no lock). */
 void ac_tunables_changed(struct ac_data *ad);
+void ac_expire_update(struct ac_data *ad);
 
 /*
  * compat.c: the elevator operations whose prototype or meaning differs

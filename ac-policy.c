@@ -110,6 +110,8 @@
 
 /* No sub-group: the value of ac_policy.proc when no batch runs. */
 #define AC_NO_GROUP		(-1)
+/* No unit to take a read from, and caps passed some over (ac_best_read()). */
+#define AC_UNITS_HELD		(-2)
 
 /* Deadline check order (Algorithm 2): read-over-write ... */
 static const enum ac_type ac_order_reads_first[AC_NR_TYPES] = {
@@ -194,10 +196,18 @@ static u32 ac_ffs64(u64 w)
 }
 
 /*
+ * Helpers marked __always_inline are on every pick or dispatch: out of line
+ * (the compiler's choice, as they have several callers) their calls cost
+ * about as much as their bodies (issue 16,
+ * bench/experiments/2026-11-26-cpu-inlining.md).
+ */
+
+/*
  * The first unit at or after @from and below @units whose bit is set in @a
  * or @b (queued_units[] rows), or -1.  Pass one row twice for one.
  */
-static int ac_next_unit(const u64 *a, const u64 *b, u32 from, u32 units)
+static __always_inline int ac_next_unit(const u64 *a, const u64 *b, u32 from,
+					u32 units)
 {
 	u32 w = from / 64, u;
 	u64 bits;
@@ -304,7 +314,7 @@ bool ac_policy_dies(const struct ac_policy *p)
 }
 
 /* Whether unit @u is on the channel being batched for writes. */
-static bool ac_in_proc(const struct ac_policy *p, u32 u)
+static __always_inline bool ac_in_proc(const struct ac_policy *p, u32 u)
 {
 	return p->proc >= 0 && ac_chan(p, u) == (u32)p->proc;
 }
@@ -317,7 +327,7 @@ static bool ac_write_capped(const struct ac_policy *p, u32 u)
 }
 
 /* Whether unit @u is at its cap. */
-static bool ac_capped(const struct ac_policy *p, u32 u)
+static __always_inline bool ac_capped(const struct ac_policy *p, u32 u)
 {
 	return ac_policy_dies(p) && p->unit_depth &&
 	       ac_occ_all(p->occ, u) >= p->unit_depth;
@@ -383,7 +393,8 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 }
 
 /* Flags after a request left sub-group @idx (dispatched or removed). */
-static void ac_left_read(struct ac_policy *p, u32 idx, bool served)
+static __always_inline void ac_left_read(struct ac_policy *p, u32 idx,
+					 bool served)
 {
 	struct ac_group *g = &p->grp[idx];
 
@@ -400,7 +411,8 @@ static void ac_end_batch(struct ac_policy *p, u8 wflag)
 }
 
 /* Flags after a write left unit @idx (of channel @c). */
-static void ac_left_write(struct ac_policy *p, u32 c, bool served)
+static __always_inline void ac_left_write(struct ac_policy *p, u32 c,
+					  bool served)
 {
 	struct ac_group *g = &p->grp[c];
 
@@ -418,7 +430,8 @@ static void ac_left_write(struct ac_policy *p, u32 c, bool served)
 }
 
 /* Take one request of @type off sub-group @idx; false if there was none. */
-static bool ac_take(struct ac_policy *p, u32 idx, enum ac_type type)
+static __always_inline bool ac_take(struct ac_policy *p, u32 idx,
+				    enum ac_type type)
 {
 	struct ac_group *g = &p->grp[idx];
 
@@ -536,8 +549,9 @@ static bool ac_head_late(const struct ac_policy *p,
  * order (README, "Occupancy").  Held here, it is its unit's oldest read and
  * leaves at the first pick after its unit has room.
  */
-static bool ac_head_held(const struct ac_policy *p,
-			 const struct ac_fifo_heads *heads, enum ac_type type)
+static __always_inline bool ac_head_held(const struct ac_policy *p,
+					 const struct ac_fifo_heads *heads,
+					 enum ac_type type)
 {
 	u32 u = heads->unit[type];
 
@@ -545,9 +559,9 @@ static bool ac_head_held(const struct ac_policy *p,
 }
 
 /* Whether the head of FIFO @type is due now: late, and its unit has room. */
-static bool ac_expired(const struct ac_policy *p,
-		       const struct ac_fifo_heads *heads, enum ac_type type,
-		       u64 now)
+static __always_inline bool ac_expired(const struct ac_policy *p,
+				       const struct ac_fifo_heads *heads,
+				       enum ac_type type, u64 now)
 {
 	return ac_head_late(p, heads, type, now) &&
 	       !ac_head_held(p, heads, type);
@@ -572,45 +586,44 @@ static void ac_count_waits(struct ac_policy *p,
 
 /*
  * With dies, in a write phase: the expired write head (sync first) whose
- * unit has room, to go before the batch's own writes.  Checked only at
- * phase starts, such a head waits while the batch refills its die first:
- * two sequential writers, one behind the other in sector order, had the
- * second's writes wait three times the write deadline (README, "Occupancy").
+ * unit has room, to go before the batch's own writes; -1 if none.  Checked
+ * only at phase starts, such a head waits while the batch refills its die
+ * first: two sequential writers, one behind the other in sector order, had
+ * the second's writes wait three times the write deadline (README,
+ * "Occupancy").  (Types are returned, not stored through a pointer: an
+ * address taken on the pick's path costs it a stack canary check.)
  */
-static bool ac_expired_write(const struct ac_policy *p,
-			     const struct ac_fifo_heads *heads, u64 now,
-			     enum ac_type *type)
+static int ac_expired_write(const struct ac_policy *p,
+			    const struct ac_fifo_heads *heads, u64 now)
 {
 	if (p->dir != AC_DIR_WRITE)
-		return false;
+		return -1;
 	if (ac_expired(p, heads, AC_WRITE_SYNC, now))
-		*type = AC_WRITE_SYNC;
-	else if (ac_expired(p, heads, AC_WRITE_ASYNC, now))
-		*type = AC_WRITE_ASYNC;
-	else
-		return false;
-	return true;
+		return AC_WRITE_SYNC;
+	if (ac_expired(p, heads, AC_WRITE_ASYNC, now))
+		return AC_WRITE_ASYNC;
+	return -1;
 }
 
-/* Algorithm 2: the first expired FIFO head in the order of the moment. */
-static bool ac_find_expired(const struct ac_policy *p,
-			    const struct ac_fifo_heads *heads, u64 now,
-			    enum ac_type *type)
+/*
+ * Algorithm 2: the type of the first expired FIFO head in the order of the
+ * moment, -1 if none.
+ */
+static int ac_find_expired(const struct ac_policy *p,
+			   const struct ac_fifo_heads *heads, u64 now)
 {
 	const enum ac_type *order = ac_order_reads_first;
 	int i;
 
 	if (!heads)
-		return false;
+		return -1;
 	if (ac_writes_starving(p))
 		order = ac_order_writes_first;
 	for (i = 0; i < AC_NR_TYPES; i++) {
-		if (ac_expired(p, heads, order[i], now)) {
-			*type = order[i];
-			return true;
-		}
+		if (ac_expired(p, heads, order[i], now))
+			return order[i];
 	}
-	return false;
+	return -1;
 }
 
 /* Any unit with requests of @type: only if the flags were corrupted. */
@@ -691,7 +704,8 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 units,
 }
 
 /* Whether unit @u counts as PEND and not PROC in the current round. */
-static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
+static __always_inline bool ac_read_fresh(const struct ac_policy *p, u32 u,
+					  bool last_served)
 {
 	return !ac_read_served(p, u, last_served) && !ac_in_proc(p, u);
 }
@@ -702,17 +716,18 @@ static bool ac_read_fresh(const struct ac_policy *p, u32 u, bool last_served)
  * have room (a read stacked on a die keeps it from ever falling idle for
  * them).
  */
-static bool ac_lift_ok(const struct ac_policy *p, u32 u)
+static __always_inline bool ac_lift_ok(const struct ac_policy *p, u32 u)
 {
 	return ac_occ_all(p->occ, u) <= p->unit_depth &&
 	       !ac_occ_writes(p->occ, u) && !ac_writes(&p->grp[u]);
 }
 
 /*
- * Algorithm 3 with occupancy: the best-ranked unit with reads of @type that
- * is not at its cap (@lift: that ac_lift_ok() lets past it); -1 if none,
- * with *@capped telling whether some were passed over.  A new round
- * starts when no eligible unit is PEND outside the PROC channel.
+ * Algorithm 3 with occupancy, over every unit from @u (the first with reads
+ * of @type): the best-ranked one that is not at its cap (@lift: that
+ * ac_lift_ok() lets past it); AC_NO_GROUP if none, AC_UNITS_HELD if none
+ * and caps passed some over.  A new round starts when no eligible unit is
+ * PEND outside the PROC channel.
  *
  * One pass ranks every eligible unit twice: as the round stands (@fresh
  * units exist) and as it would after a new round, where every unit with
@@ -720,31 +735,15 @@ static bool ac_lift_ok(const struct ac_policy *p, u32 u)
  * winners is taken is known at the end; the new round itself only changes
  * flags, which the ranks no longer need.
  */
-static int ac_best_read(struct ac_policy *p, enum ac_type type, bool lift,
-			bool *capped)
+static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
+			     bool lift, int u)
 {
 	u32 units = ac_policy_units(p);
 	u32 rank, best_rank = ~0U, round_rank = ~0U;
 	bool fresh = false, skipped = false;
 	const u64 *q = p->queued_units[type];
 	int best = AC_NO_GROUP, round_best = AC_NO_GROUP;
-	int u = ac_next_unit(q, q, 0, units);
 
-	/*
-	 * One unit with such reads (a device that keeps up holds AC's queue
-	 * at a request or two): it wins whatever its rank, so skip ranking.
-	 * The round ends as the loop below would end it: the unit served
-	 * or passed over.
-	 */
-	if (u >= 0 && ac_next_unit(q, q, u + 1, units) < 0) {
-		skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
-		if (skipped || !ac_read_fresh(p, u, true))
-			ac_new_round(p);
-		if (skipped)
-			p->stats.cap_skips++;
-		*capped = skipped;
-		return skipped ? AC_NO_GROUP : u;
-	}
 	for (; u >= 0; u = ac_next_unit(q, q, u + 1, units)) {
 		if (lift ? !ac_lift_ok(p, u) : ac_capped(p, u)) {
 			skipped = true;
@@ -768,8 +767,33 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool lift,
 	}
 	if (skipped)
 		p->stats.cap_skips++;
-	*capped = best < 0 && skipped;
-	return best;
+	return best < 0 && skipped ? AC_UNITS_HELD : best;
+}
+
+/*
+ * ac_best_read_scan() for reads of @type.  With one unit holding such reads
+ * (a device that keeps up holds AC's queue at a request or two) that unit
+ * wins whatever its rank, so it is not ranked, and the round ends as the
+ * scan would end it: the unit served or passed over.
+ */
+static __always_inline int ac_best_read(struct ac_policy *p,
+					enum ac_type type, bool lift)
+{
+	u32 units = ac_policy_units(p);
+	const u64 *q = p->queued_units[type];
+	int u = ac_next_unit(q, q, 0, units);
+	bool skipped;
+
+	if (u < 0 || ac_next_unit(q, q, u + 1, units) >= 0)
+		return ac_best_read_scan(p, type, lift, u);
+	skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
+	if (skipped || !ac_read_fresh(p, u, true))
+		ac_new_round(p);
+	if (skipped) {
+		p->stats.cap_skips++;
+		return AC_UNITS_HELD;
+	}
+	return u;
 }
 
 /*
@@ -800,19 +824,21 @@ static bool ac_slots_spare(const struct ac_policy *p)
 }
 
 /*
- * ac_best_read() for *@type; if every sync read is passed over, an async
- * read rather than none (*@type tells which).
+ * ac_best_read() for *@type; if caps hold every sync read, an async read
+ * rather than none (*@type tells which).  AC_UNITS_HELD when caps held the
+ * reads it looked at.
  */
-static int ac_best_read_or_async(struct ac_policy *p, enum ac_type *type,
-				 bool lift, bool *capped)
+static __always_inline int ac_best_read_or_async(struct ac_policy *p,
+						 enum ac_type *type, bool lift)
 {
-	int g = ac_best_read(p, *type, lift, capped);
+	int g = ac_best_read(p, *type, lift);
 
-	if (g < 0 && *capped && *type == AC_READ_SYNC &&
+	if (g == AC_UNITS_HELD && *type == AC_READ_SYNC &&
 	    p->queued[AC_READ_ASYNC]) {
 		*type = AC_READ_ASYNC;
-		g = ac_best_read(p, *type, lift, capped);
-		*capped = true;
+		g = ac_best_read(p, *type, lift);
+		if (g < 0)
+			g = AC_UNITS_HELD;
 	}
 	return g;
 }
@@ -821,22 +847,22 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
 	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
 	enum ac_type type = want;
-	bool capped = false;
-	int g = ac_best_read_or_async(p, &type, false, &capped);
+	int g = ac_best_read_or_async(p, &type, false);
 
 	/*
 	 * Every read is held, and the device has slots no idle unit can use:
 	 * past the cap, by one, to the least busy unit that no write of ours
 	 * is at or waits for.
 	 */
-	if (g < 0 && capped && ac_slots_spare(p)) {
+	if (g == AC_UNITS_HELD && ac_slots_spare(p)) {
 		type = want;
-		g = ac_best_read_or_async(p, &type, true, &capped);
-		capped = true;
+		g = ac_best_read_or_async(p, &type, true);
 		if (g >= 0)
 			p->stats.cap_spare++;
+		else
+			g = AC_UNITS_HELD;
 	}
-	if (g < 0 && capped)
+	if (g == AC_UNITS_HELD)
 		return ac_capped_pick();
 	if (g < 0)
 		g = ac_any_group(p, type);
@@ -1101,7 +1127,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now)
 {
 	struct ac_pick pick;
-	enum ac_type type;
+	int type;
 
 	if (!ac_policy_queued(p))
 		return ac_make_pick(AC_PICK_NONE, AC_READ_SYNC, 0);
@@ -1115,27 +1141,29 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 		if (p->phase_left && !ac_dir_queued(p, p->dir))
 			ac_phase_end(p);
 		if (!p->phase_left) {
-			bool expired = ac_find_expired(p, heads, now, &type);
-
+			type = ac_find_expired(p, heads, now);
 			ac_phase_start(p);
-			if (expired)
+			if (type >= 0)
 				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
 		} else if (ac_policy_dies(p) &&
 			   ac_expired(p, heads, AC_READ_SYNC, now)) {
 			/* with dies, an expired sync read goes at once */
 			p->stats.sync_read_expired++;
 			return ac_make_pick(AC_PICK_EXPIRED, AC_READ_SYNC, 0);
-		} else if (ac_policy_dies(p) &&
-			   ac_expired_write(p, heads, now, &type)) {
-			p->stats.write_expired++;
-			return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+		} else if (ac_policy_dies(p)) {
+			type = ac_expired_write(p, heads, now);
+			if (type >= 0) {
+				p->stats.write_expired++;
+				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+			}
 		}
 		pick = ac_pick_dir(p, p->dir);
 	}
 	if (!pick.capped)
 		return pick;
 	/* everything else is held by caps: an expired head whose unit has room */
-	if (ac_find_expired(p, heads, now, &type)) {
+	type = ac_find_expired(p, heads, now);
+	if (type >= 0) {
 		p->stats.cap_expired++;
 		return ac_make_pick(AC_PICK_EXPIRED, type, 0);
 	}
@@ -1235,7 +1263,8 @@ void ac_map_prepare(struct ac_map *m)
 	ac_recip_init(&m->by_die, m->per_die);
 }
 
-u32 ac_map_group(const struct ac_map *m, u64 sector)
+/* ac_map_group(), inline for ac_map_unit(): both are on every insert. */
+static __always_inline u32 ac_map_chan(const struct ac_map *m, u64 sector)
 {
 	u64 group;
 
@@ -1250,6 +1279,11 @@ u32 ac_map_group(const struct ac_map *m, u64 sector)
 	return group < m->nr ? (u32)group : m->nr - 1;
 }
 
+u32 ac_map_group(const struct ac_map *m, u64 sector)
+{
+	return ac_map_chan(m, sector);
+}
+
 u32 ac_map_unit(const struct ac_map *m, u64 sector)
 {
 	u64 die;
@@ -1260,7 +1294,7 @@ u32 ac_map_unit(const struct ac_map *m, u64 sector)
 	if (m->mapping == AC_MAP_STRIPE)
 		return (u32)ac_recip_mod(&m->by_units,
 					 ac_recip_div(&m->by_stripe, sector));
-	c = ac_map_group(m, sector);
+	c = ac_map_chan(m, sector);
 	if (m->nr_dies == 1 || !m->per_die)
 		return c;
 	die = ac_recip_div(&m->by_die, sector - (u64)c * m->per_chan);

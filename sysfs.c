@@ -172,6 +172,7 @@ static ssize_t ac_tunable_store(struct elevator_queue *e,
 	ptr = ac_tunable_ptr(ad, t);
 	changed = *ptr != val;
 	WRITE_ONCE(*ptr, val);
+	ac_expire_update(ad);
 	if (changed && t->relayout)
 		ac_regroup(ad);
 	spin_unlock(&ad->lock);

@@ -37,4 +37,8 @@ static inline void atomic_dec(atomic_t *v)
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+/* the kernel's, from compiler_types.h (glibc's sys/cdefs.h may have it) */
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((__always_inline__))
+#endif
 #endif
