@@ -752,3 +752,10 @@ def test_insn_report_counts_instructions_per_io_by_function(tmp_path):
     assert "+7.0      7.0      0.0  ac_dispatch_request [ac_iosched]" in out
     assert "-6.0      0.0      6.0  floor_insert_requests [floor_iosched]" in out
     assert "+21.0     27.0      6.0  (sum of the functions matched)" in out
+    # --own: each run's own instructions per I/O (the kernel's function is not)
+    out = subprocess.run([sys.executable, report, str(snap), str(run), "--own"],
+                         check=True, capture_output=True, text=True).stdout
+    own = {tuple(line.split()[:3]): line.split()[3:] for line in out.splitlines()
+           if line.startswith("randread")}
+    assert own[("randread", "j1", "ac:new")] == ["27.0", "(27.0)"]
+    assert own[("randread", "j1", "floor")] == ["6.0", "(6.0)"]
