@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.join(REPO, "scripts"))
 import klog_guard  # noqa: E402
 
 KVER = os.environ.get("AC_KVER", "")
+# the lockdep/KASAN kernel (make check-debug): several times slower
+DEBUG_KERNEL = KVER.endswith("-debug")
 MODDIR = os.environ.get("AC_MODDIR", "")
 OUT = os.environ.get("AC_OUT", "/tmp")
 STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]

@@ -22,7 +22,7 @@ import pytest
 import ac_util
 import ssdsim_util
 from ac_test_util import record_counts
-from conftest import (KVER, OUT, REPO, current_scheduler, module_loaded, on_primary_kernel, read,
+from conftest import (DEBUG_KERNEL, KVER, OUT, REPO, current_scheduler, module_loaded, on_primary_kernel, read,
                       load_scsi_debug, set_scheduler, sh)
 
 TOOL = os.path.join(REPO, "scripts", "ac-calibrate")
@@ -45,7 +45,6 @@ PER_KERNEL = {"6.1": [0, 1, 2], "6.12": [3, 4, 5], "7.2": [6, 7, 8]}
 # The debug kernel (make check-debug) adds KASAN's and lockdep's CPU time to
 # every timed read: not the device's timing.  There the tool runs once, for
 # its --apply path, without asking for the exact geometry.
-DEBUG_KERNEL = KVER.endswith("-debug")
 
 
 def geometry_id(g):

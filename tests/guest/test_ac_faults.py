@@ -32,7 +32,7 @@ import pytest
 import ac_util
 import ssdsim_util as ssd
 from ac_test_util import record_counts, wait_for
-from conftest import (CONFIGFS, KVER, current_scheduler, fio, read, scheduler_path,
+from conftest import (CONFIGFS, DEBUG_KERNEL, current_scheduler, fio, read, scheduler_path,
                       set_scheduler, sh, write)
 
 CPU1 = "/sys/devices/system/cpu/cpu1/online"
@@ -41,7 +41,6 @@ CPU1 = "/sys/devices/system/cpu/cpu1/online"
 # completes them before the next dispatch)
 SLOW = dict(irqmode=2, completion_nsec=200000)
 DEBUGFS = "/sys/kernel/debug"
-DEBUG_KERNEL = KVER.endswith("-debug")
 
 
 def require(path, what):

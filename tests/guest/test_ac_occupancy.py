@@ -30,7 +30,7 @@ import pytest
 import ac_util
 import ssdsim_util as ssd
 from ac_test_util import record_counts
-from conftest import KVER, STOCK_SCHEDULERS, fio, primary_kernel_only, set_scheduler, sh
+from conftest import DEBUG_KERNEL, STOCK_SCHEDULERS, fio, primary_kernel_only, set_scheduler, sh
 
 SEED = 12
 
@@ -107,7 +107,7 @@ def test_sequential_reads_fill_spare_slots(ssdsim, spare):
     not the CPU, must be what limits.  The debug kernel submits several
     times slower, so its device is ten times slower (at time_scale 10 it
     never held more than 9 commands there, and caps never held all)."""
-    dev = ssdsim(time_scale=100 if KVER.endswith("-debug") else 10)
+    dev = ssdsim(time_scale=100 if DEBUG_KERNEL else 10)
     matched(dev, 1, unit_spare=spare)
     job = ("--filename=%s --direct=1 --ioengine=libaio --rw=write --bs=128k --iodepth=64"
            " --size=32m --verify=crc32c --verify_fatal=1 --verify_state_save=0" % dev)
@@ -180,7 +180,7 @@ def test_reads_prefer_idle_units(ssdsim):
     half its reads then went to busy dies.  The debug kernel (KASAN,
     lockdep) spends several times the CPU per request: there the device is
     slower still (time_scale 2000)."""
-    dev = ssdsim(time_scale=2000 if KVER.endswith("-debug") else 300)
+    dev = ssdsim(time_scale=2000 if DEBUG_KERNEL else 300)
     matched(dev, 0)
     assert ac_util.write("/sys/block/%s/queue/nr_requests" % ssd.disk(dev), "256") == 0
     randread(dev, iodepth=288)

@@ -29,7 +29,7 @@ import pytest
 
 import ac_util
 from ac_test_util import record_counts
-from conftest import (KVER, STOCK_SCHEDULERS, current_scheduler, fio, module_loaded,
+from conftest import (DEBUG_KERNEL, STOCK_SCHEDULERS, current_scheduler, fio, module_loaded,
                       read, set_scheduler, sh, write)
 
 EINVAL = 22
@@ -207,7 +207,7 @@ TUNABLE_WRITES = (60, 25)
 def test_tunables_random_under_load(null_blk):
     dev = ac_util.ac_device(null_blk, submit_queues=2)
     rng = random.Random(SEED)
-    runtime = 30 if KVER.endswith("-debug") else 6
+    runtime = 30 if DEBUG_KERNEL else 6
     jobs = [ac_util.fio_background(dev, "randrw --rwmixread=60", runtime=runtime, iodepth=32,
                                    name="a", extra="--offset=0 --size=32m"),
             ac_util.fio_background(dev, "randwrite", runtime=runtime, iodepth=8, bs="16k",

@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 import ac_util
-from conftest import (KVER, STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
+from conftest import (DEBUG_KERNEL, STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
                       kmsg, module_path, primary_kernel_only, rmmod, set_scheduler, sh)
 
 
@@ -81,7 +81,7 @@ def test_debug_kernel_checks_armed():
     AC: KASAN initialised, lockdep validating and tracking AC's own lock
     after I/O went through AC, AC's module built with KASAN's checks.
     Without this a debug run could pass by checking nothing."""
-    if not KVER.endswith("-debug"):
+    if not DEBUG_KERNEL:
         pytest.skip("only on the debug kernel (make check-debug)")
     assert "KernelAddressSanitizer initialized" in sh("dmesg").stdout
     ac_util.load()
