@@ -28,10 +28,13 @@ STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]
 
 # Tests whose subject is the same code on every kernel run on 6.12 (and its
 # debug kernel) only in make check, for CI time: the emulated SSD's timing
-# model, the harness's stock-scheduler control, and the policy's measured
+# model, the harness's stock-scheduler controls, and the policy's measured
 # behaviour (dispatch order, latency bounds, which dies reads go to), whose
 # kernel paths (insert, dispatch, merge, requeue, completion, caps) the
-# other tests run on every kernel.  AC_EVERY_KERNEL=1 runs them everywhere.
+# other tests run on every kernel.  Where a test repeats one kernel path
+# with different inputs (patterns, tunables), the other kernels run a few
+# of its cases (primary_only marks the rest).  AC_EVERY_KERNEL=1 runs
+# everything everywhere.
 PRIMARY_SERIES = "6.12"
 
 
@@ -44,6 +47,12 @@ primary_kernel_only = pytest.mark.skipif(
     not on_primary_kernel(),
     reason="the same code on every kernel: runs on %s (AC_EVERY_KERNEL=1: here too)"
     % PRIMARY_SERIES)
+
+
+def primary_only(*values):
+    """One parametrize case that runs on the primary kernel only (the
+    others of its test run on every kernel)."""
+    return pytest.param(*values, marks=primary_kernel_only)
 
 
 def sh(cmd, check=True, timeout=600, **kw):

@@ -42,6 +42,7 @@ def test_guard_rejects_other_reports_in_selftest_region():
     assert klog_guard.scan(text)
 
 
+@primary_kernel_only
 @pytest.mark.parametrize("sched", STOCK_SCHEDULERS)
 def test_stock_scheduler_verify(null_blk, sched):
     """Each stock scheduler carries a verified random read/write load."""
