@@ -254,8 +254,8 @@ def _dmesg():
 
 class KernelLogTail:
     """The kernel log's records from now on, read from /dev/kmsg: no dmesg
-    process and no copy of the whole log per test (under TCG that took
-    0.6-1.3 s of every test, a few minutes of each kernel's suite)."""
+    process and no copy of the whole log per test (under TCG, with 6000
+    records logged, 1.1-1.4 s per test against 0.01-0.02 s)."""
 
     def __init__(self):
         self.fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)

@@ -42,15 +42,16 @@ GEOMETRIES = [
     dict(channels=8, dies=1, mapping="stripe", stripe_kb=16),
 ]
 PER_KERNEL = {"6.1": [0, 1, 2], "6.12": [3, 4, 5], "7.2": [6, 7, 8]}
-# The debug kernel (make check-debug) adds KASAN's and lockdep's CPU time to
-# every timed read: not the device's timing.  There the tool runs once, for
-# its --apply path, without asking for the exact geometry.
-
-
+# The debug kernel (make check-debug, DEBUG_KERNEL) adds KASAN's and
+# lockdep's CPU time to every timed read: not the device's timing.  There
+# the tool runs once, for its --apply path, without asking for the exact
+# geometry.
+#
 # The channel/die split is not reliable on 6.1 under TCG: of the 19 runs of
 # a geometry on 6.1 whose results were kept on 2026-11-26, 3 read the split
 # wrong (4 x 1 as 2 x 2, 8 x 4 as 4 x 8, 16 x 2 as 32 x 1), the units,
-# layout and stripe right in all; none wrong on 6.12 or 7.2.  A known
+# layout and stripe right in all; none of the few kept 6.12 runs, and no
+# CI run on 6.12 or 7.2, read it wrong.  A known
 # defect of the tool (README, "Calibrating a real SSD"): make check asks
 # the exact split on 6.12 and 7.2; on 6.1 the units, layout and stripe, and
 # records whether the split was exact; the sweep asks it everywhere.

@@ -11,21 +11,25 @@ import subprocess
 import pytest
 
 import ac_util
-from conftest import (DEBUG_KERNEL, STOCK_SCHEDULERS, fio, fio_total_ios, insmod, klog_guard,
-                      kmsg, module_path, primary_kernel_only, rmmod, set_scheduler, sh)
+from conftest import (DEBUG_KERNEL, STOCK_SCHEDULERS, KernelLogTail, fio, fio_total_ios, insmod,
+                      klog_guard, kmsg, module_path, primary_kernel_only, rmmod, set_scheduler, sh)
 
 
 def test_guard_catches_warn():
     """Load a module that WARNs and check that the guard reports exactly
     that.  The markers tell the run-wide guard to accept this one report."""
-    before = len(sh("dmesg").stdout.splitlines())
-    kmsg(klog_guard.SELFTEST_BEGIN)
+    tail = KernelLogTail()      # what the per-test guard reads
     try:
-        insmod("tests/kmod/ac-test-warn.ko")
+        kmsg(klog_guard.SELFTEST_BEGIN)
+        try:
+            insmod("tests/kmod/ac-test-warn.ko")
+        finally:
+            kmsg(klog_guard.SELFTEST_END)
+        rmmod("ac_test_warn")
+        lines = tail.read()
     finally:
-        kmsg(klog_guard.SELFTEST_END)
-    rmmod("ac_test_warn")
-    lines = sh("dmesg").stdout.splitlines()[before:]
+        tail.close()
+    assert not tail.lost
     region = "\n".join(l for l in lines if klog_guard.SELFTEST_BEGIN not in l
                        and klog_guard.SELFTEST_END not in l)
     reports = klog_guard.scan(region)
