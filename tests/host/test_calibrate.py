@@ -90,7 +90,7 @@ def calibrate(ssd, start=0, seed=2):
 GEOMETRIES = [
     (4, 1, "stripe", 16), (4, 2, "range", 64), (8, 4, "stripe", 64), (8, 1, "range", 64),
     (16, 2, "stripe", 256), (16, 4, "range", 64), (4, 4, "stripe", 256), (8, 2, "stripe", 16),
-    (8, 4, "stripe", 4), (2, 1, "stripe", 1024),
+    (8, 4, "stripe", 4), (2, 1, "stripe", 1024), (32, 4, "stripe", 16), (16, 8, "range", 64),
 ]
 
 
@@ -268,7 +268,7 @@ def test_split_times_its_groups_in_two_passes(monkeypatch, channels, dies, mappi
 
     monkeypatch.setattr(cal.Calibration, "split_groups", record)
     t, res, found = calibrate(ssd)
-    assert ssd.seen and all(n == 10 for n in ssd.seen.values()), ssd.seen
+    assert ssd.seen and all(n >= 10 for n in ssd.seen.values()), ssd.seen
     want = {"nr_channels": channels, "dies_per_channel": dies, "mapping": mapping,
             "stripe_kb": stripe_kb}
     assert found and t == want, (t, res.get("split_why"))
@@ -308,3 +308,58 @@ def test_split_measures_its_own_references(channels, dies, mapping, stripe_kb, s
         want["stripe_kb"] = stripe_kb
     assert found and t == want, (t, res.get("split_why"), res["evidence"]["split"])
     assert res["split_confidence"] == "high", res.get("split_why")
+
+
+# The geometries the guest suite asks of the emulated SSD (GEOMETRIES in
+# tests/guest/test_ac_calibrate.py).
+GUEST_GEOMETRIES = [
+    (4, 1, "stripe", 16), (8, 4, "range", 64), (16, 2, "stripe", 256), (8, 2, "stripe", 64),
+    (4, 2, "range", 64), (16, 4, "stripe", 64), (4, 4, "stripe", 256), (16, 1, "range", 64),
+    (8, 1, "stripe", 16),
+]
+
+
+@pytest.mark.parametrize("channels,dies,mapping,stripe_kb", GUEST_GEOMETRIES)
+def test_split_on_a_busy_host(channels, dies, mapping, stripe_kb):
+    """CI read an 8 x 1 device as 4 x 2 on 7.2 (one pair of reads held up
+    in every try), and 6.1 guests 4 x 1 as 2 x 2, 8 x 4 as 4 x 8 and
+    16 x 2 as 32 x 1.  The split that judged one group at a time (the
+    largest cost per extra read, and every group within 0.6 of it) read 6
+    of these 108 busy-host runs wrong; the split now fits every possible
+    channels x dies to all groups, times again a group slower than the
+    leading explanations predict, and times at least 8 groups."""
+    wrong = []
+    for seed in range(12):
+        ssd = BusyHost(channels, dies, mapping, stripe_kb, noise=0.01, seed=seed)
+        t, res, found = calibrate(ssd, seed=seed)
+        if (t.get("nr_channels"), t.get("dies_per_channel")) != (channels, dies):
+            wrong.append((seed, t, res.get("split_why")))
+    assert not wrong, wrong
+
+
+class HeldGroup(Ssd):
+    """One group of reads held up by a tenth of a read in its first @n
+    timings: noise that one group alone carries through both passes."""
+
+    def __init__(self, *a, held=(), n=10, **kw):
+        super().__init__(*a, **kw)
+        self.held, self.n, self.seen = tuple(held), n, 0
+
+    def time(self, offsets):
+        t = super().time(offsets)
+        if tuple(offsets) == self.held:
+            self.seen += 1
+            if self.seen <= self.n:
+                return t + 0.1 * (self.read + self.xfer) / 1e3
+        return t
+
+
+def test_a_group_held_through_both_passes_is_timed_again():
+    """8 x 1, striped: reads at units 0 and 4 are on channels 0 and 4, and
+    on one channel if there were 4.  Held up through both passes, that pair
+    alone once made 4 x 2; it is timed again, and 8 x 1 comes out."""
+    ssd = HeldGroup(8, 1, "stripe", 16, xfer=1.0, noise=0.005, held=(0, 4 * 16384))
+    t, res, found = calibrate(ssd)
+    assert ssd.seen > 10, ssd.seen
+    assert (t["nr_channels"], t["dies_per_channel"]) == (8, 1), res.get("split_why")
+    assert res["evidence"]["split_retimed"] >= 1
