@@ -159,8 +159,8 @@ static u32 ac_clamp_nr(u32 nr_channels)
 }
 
 /*
- * Dies per channel such that @nr_channels x dies fits AC_MAX_UNITS.  Every
- * pick asks (ac_policy_units()): the divide only when the product is over.
+ * Dies per channel such that @nr_channels x dies fits AC_MAX_UNITS (the
+ * divide only when the product is over).
  */
 static u32 ac_clamp_dies(u32 dies, u32 nr_channels)
 {
@@ -174,15 +174,15 @@ static u32 ac_clamp_dies(u32 dies, u32 nr_channels)
 	return AC_MAX_UNITS / nr;
 }
 
-/* Channels in use. */
+/* Channels in use (clamped by ac_policy_regroup()). */
 static u32 ac_nr(const struct ac_policy *p)
 {
-	return ac_clamp_nr(p->nr_channels);
+	return p->nr_channels;
 }
 
 u32 ac_policy_units(const struct ac_policy *p)
 {
-	return ac_nr(p) * ac_clamp_dies(p->dies_per_channel, p->nr_channels);
+	return p->units;
 }
 
 /* Lowest set bit of @w, which is not 0. */
@@ -301,18 +301,6 @@ static struct ac_pick ac_capped_pick(void)
 	return pick;
 }
 
-/*
- * Whether the units are dies (dies_per_channel > 1): only then do the caps,
- * the prompt expiry of sync reads and arrival order inside a unit apply.
- * With one die per channel a unit is a whole channel, or an unknown part of
- * a device whose geometry AC was not told, which serves many commands at
- * once: capping it would only cost parallelism.
- */
-bool ac_policy_dies(const struct ac_policy *p)
-{
-	return p->dies_per_channel > 1;
-}
-
 /* Whether unit @u is on the channel being batched for writes. */
 static __always_inline bool ac_in_proc(const struct ac_policy *p, u32 u)
 {
@@ -370,6 +358,7 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 
 	p->nr_channels = ac_clamp_nr(nr_channels);
 	p->dies_per_channel = ac_clamp_dies(p->dies_per_channel, p->nr_channels);
+	p->units = p->nr_channels * p->dies_per_channel;
 	for (i = 0; i < AC_MAX_UNITS; i++)
 		p->grp[i] = (struct ac_group){ 0 };
 	for (i = 0; i < AC_MAX_CHANNELS; i++) {
@@ -774,7 +763,8 @@ static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
  * ac_best_read_scan() for reads of @type.  With one unit holding such reads
  * (a device that keeps up holds AC's queue at a request or two) that unit
  * wins whatever its rank, so it is not ranked, and the round ends as the
- * scan would end it: the unit served or passed over.
+ * scan would end it: the unit served or passed over.  It is the only one
+ * when it holds every queued read of @type: no second look at the bitmap.
  */
 static __always_inline int ac_best_read(struct ac_policy *p,
 					enum ac_type type, bool lift)
@@ -784,7 +774,7 @@ static __always_inline int ac_best_read(struct ac_policy *p,
 	int u = ac_next_unit(q, q, 0, units);
 	bool skipped;
 
-	if (u < 0 || ac_next_unit(q, q, u + 1, units) >= 0)
+	if (u < 0 || p->grp[u].nr[type] != p->queued[type])
 		return ac_best_read_scan(p, type, lift, u);
 	skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
 	if (skipped || !ac_read_fresh(p, u, true))
@@ -843,6 +833,22 @@ static __always_inline int ac_best_read_or_async(struct ac_policy *p,
 	return g;
 }
 
+/* A read of @type from unit @g is the pick: count where it goes. */
+static __always_inline struct ac_pick ac_read_picked(struct ac_policy *p,
+						     enum ac_type type, u32 g)
+{
+	if (ac_in_proc(p, g))
+		p->stats.proc_fallbacks++;
+	if (!ac_occ_all(p->occ, g)) {
+		p->stats.reads_idle++;
+	} else {
+		p->stats.reads_busy++;
+		if (ac_occ_writes(p->occ, g))
+			p->stats.reads_by_write++;
+	}
+	return ac_make_pick(AC_PICK_GROUP, type, g);
+}
+
 static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
 	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
@@ -868,16 +874,7 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 		g = ac_any_group(p, type);
 	if (g < 0)
 		return ac_make_pick(AC_PICK_NONE, type, 0);
-	if (ac_in_proc(p, g))
-		p->stats.proc_fallbacks++;
-	if (!ac_occ_all(p->occ, g)) {
-		p->stats.reads_idle++;
-	} else {
-		p->stats.reads_busy++;
-		if (ac_occ_writes(p->occ, g))
-			p->stats.reads_by_write++;
-	}
-	return ac_make_pick(AC_PICK_GROUP, type, g);
+	return ac_read_picked(p, type, g);
 }
 
 /* Algorithm 4: the next PEND channel with writes of @type after last_write. */
@@ -1112,19 +1109,9 @@ static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
 	return pick;
 }
 
-bool ac_policy_heads_due(const struct ac_policy *p)
-{
-	/* with dies: an expired sync read goes as soon as its unit has room */
-	if (ac_policy_dies(p))
-		return true;
-	if (p->writes_held || !ac_policy_queued(p))
-		return false;
-	/* a phase starts: its first pick checks every deadline */
-	return !p->phase_left || !ac_dir_queued(p, p->dir);
-}
-
-struct ac_pick ac_policy_pick(struct ac_policy *p,
-			      const struct ac_fifo_heads *heads, u64 now)
+struct ac_pick ac_policy_pick_general(struct ac_policy *p,
+				      const struct ac_fifo_heads *heads,
+				      u64 now)
 {
 	struct ac_pick pick;
 	int type;
@@ -1169,6 +1156,35 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	}
 	p->stats.cap_holds++;
 	return pick;
+}
+
+/*
+ * The pick in a read phase under way, without dies, when every queued read
+ * of the type it wants is in one unit.  A device that keeps up holds AC's
+ * queue at a request or two, and then this is nearly every pick.  It picks
+ * and counts what ac_policy_pick_general() would: no deadline is looked at
+ * mid-phase without dies, no cap applies, and the one unit wins whatever
+ * its rank, the round ending as the general pick ends it (ac_best_read()).
+ * It only skips the general pick's walk through phase, caps and rank
+ * (issue 16; tests/unit's pick_shortcut compares the two from random
+ * states).
+ */
+struct ac_pick ac_policy_pick(struct ac_policy *p,
+			      const struct ac_fifo_heads *heads, u64 now)
+{
+	enum ac_type type = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
+	const u64 *q = p->queued_units[type];
+	int u;
+
+	if (ac_policy_dies(p) || p->writes_held || !p->phase_left ||
+	    p->dir != AC_DIR_READ || !p->queued[type])
+		return ac_policy_pick_general(p, heads, now);
+	u = ac_next_unit(q, q, 0, ac_policy_units(p));
+	if (u < 0 || p->grp[u].nr[type] != p->queued[type])
+		return ac_policy_pick_general(p, heads, now);
+	if (!ac_read_fresh(p, u, true))
+		ac_new_round(p);
+	return ac_read_picked(p, type, u);
 }
 
 u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,

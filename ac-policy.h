@@ -133,6 +133,11 @@ struct ac_policy {
 	u32 unit_writes;	/* writes at one die, 0: no cap (dies only) */
 	u32 reads_first;	/* 1: no write to a die with reads waiting (dies only) */
 	u32 unit_spare;		/* 1: reads past unit_depth with slots to spare (dies only) */
+	/*
+	 * nr_channels x dies_per_channel as ac_policy_regroup() clamped them:
+	 * every pick needs it, and the layout changes only there.
+	 */
+	u32 units;
 
 	/* The glue's occupancy counts; NULL: every unit idle. */
 	const struct ac_occupancy *occ;
@@ -219,8 +224,18 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels);
 /* Units in use: nr_channels x dies_per_channel. */
 u32 ac_policy_units(const struct ac_policy *p);
 
-/* Whether units are dies (dies_per_channel > 1): caps and die rules apply. */
-bool ac_policy_dies(const struct ac_policy *p);
+/*
+ * Whether the units are dies (dies_per_channel > 1): only then do the caps,
+ * the prompt expiry of sync reads and arrival order inside a unit apply.
+ * With one die per channel a unit is a whole channel, or an unknown part of
+ * a device whose geometry AC was not told, which serves many commands at
+ * once: capping it would only cost parallelism.  Inline, as the two below:
+ * the glue asks on every dispatch (issue 16).
+ */
+static inline bool ac_policy_dies(const struct ac_policy *p)
+{
+	return p->dies_per_channel > 1;
+}
 
 /* Channel of unit @unit under the current layout. */
 static inline u32 ac_unit_channel(const struct ac_policy *p, u32 unit)
@@ -260,12 +275,12 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now);
 
 /*
- * Whether the next ac_policy_pick() may look at @heads (with writes_held
- * as it will be then).  When it is false the pick is the same with NULL
- * heads, so the glue need not read its FIFOs' heads: it reads them at the
- * start of each phase, and on every pick when units are dies.
+ * ac_policy_pick() without its shortcut for the common case: the same pick
+ * and the same state after it (tests/unit checks that the two agree).
  */
-bool ac_policy_heads_due(const struct ac_policy *p);
+struct ac_pick ac_policy_pick_general(struct ac_policy *p,
+				      const struct ac_fifo_heads *heads,
+				      u64 now);
 
 /* A request of @type from @group was dispatched; @expired as picked. */
 void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
@@ -361,6 +376,26 @@ static inline u32 ac_policy_queued(const struct ac_policy *p)
 {
 	return p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC] +
 	       p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
+}
+
+/*
+ * Whether the next ac_policy_pick() may look at @heads (with writes_held
+ * as it will be then).  When it is false the pick is the same with NULL
+ * heads, so the glue need not read its FIFOs' heads: it reads them at the
+ * start of each phase, and on every pick when units are dies.
+ */
+static inline bool ac_policy_heads_due(const struct ac_policy *p)
+{
+	u32 reads = p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC];
+	u32 writes = p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
+
+	/* with dies: an expired sync read goes as soon as its unit has room */
+	if (ac_policy_dies(p))
+		return true;
+	if (p->writes_held || !(reads + writes))
+		return false;
+	/* a phase starts: its first pick checks every deadline */
+	return !p->phase_left || !(p->dir == AC_DIR_READ ? reads : writes);
 }
 
 #endif /* AC_POLICY_H */

@@ -120,15 +120,45 @@ void t_check_queued_units(const struct ac_policy *p)
 				 p->grp[u].nr[t] > 0);
 }
 
+unsigned long t_shortcut_picks;
+
+/*
+ * Whether ac_policy_pick() takes its shortcut from @p, as its comment
+ * states the conditions: a read phase under way, no dies, writes not held,
+ * and every queued read of the wanted type in one unit.
+ */
+static bool t_shortcut_applies(const struct ac_policy *p)
+{
+	enum ac_type t = p->queued[AC_READ_SYNC] ? AC_READ_SYNC : AC_READ_ASYNC;
+	u32 u;
+
+	if (ac_policy_dies(p) || p->writes_held || !p->phase_left ||
+	    p->dir != AC_DIR_READ || !p->queued[t])
+		return false;
+	for (u = 0; u < ac_policy_units(p); u++)
+		if (p->grp[u].nr[t])
+			return p->grp[u].nr[t] == p->queued[t];
+	return false;
+}
+
 struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now)
 {
 	bool due = ac_policy_heads_due(p);
-	struct ac_policy without;
+	struct ac_policy without, general;
 	struct ac_pick k, k2;
 
 	memcpy(&without, p, sizeof(without));
+	memcpy(&general, p, sizeof(general));
+	if (t_shortcut_applies(p))
+		t_shortcut_picks++;
 	k = ac_policy_pick(p, heads, now);
+	k2 = ac_policy_pick_general(&general, heads, now);
+	CHECK_MSG(k.kind == k2.kind && k.type == k2.type &&
+		  k.group == k2.group && k.capped == k2.capped,
+		  "the pick's shortcut and the general pick differ");
+	CHECK_MSG(!memcmp(&general, p, sizeof(general)),
+		  "the pick's shortcut leaves the policy unlike the general pick");
 	if (due)
 		return k;
 	t_heads_skipped++;

@@ -53,10 +53,15 @@ struct ac_pick;
  * ac_policy_heads_due() says no, the same pick with NULL heads gives the
  * same result and leaves the policy in the same state (the glue then
  * skips reading its FIFO heads).  t_heads_skipped counts those picks.
+ * Every pick is also made by ac_policy_pick_general() from the same
+ * state: the picks and the states after them must be equal, whether or
+ * not ac_policy_pick() took its shortcut (t_shortcut_picks counts those
+ * it took).
  */
 struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now);
 extern unsigned long t_heads_skipped;
+extern unsigned long t_shortcut_picks;
 
 /* Check that the picks' bitmaps (queued_units) match grp[].nr, unit by unit. */
 void t_check_queued_units(const struct ac_policy *p);

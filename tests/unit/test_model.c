@@ -756,6 +756,7 @@ static void m_profile_run(const char *name)
 	for (i = 0; i < ARRAY_SIZE(m_profiles); i++) {
 		struct m_profile pr = m_profiles[i];
 		unsigned long skipped = t_heads_skipped;
+		unsigned long shortcut = t_shortcut_picks;
 
 		if (strcmp(pr.name, name))
 			continue;
@@ -764,6 +765,8 @@ static void m_profile_run(const char *name)
 			m_run(&pr, s + 1000 * i);
 		/* t_pick() compared picks without heads: some must have been */
 		CHECK_MSG(t_heads_skipped > skipped, "no pick without heads");
+		/* and the pick's shortcut against the general pick */
+		CHECK_MSG(t_shortcut_picks > shortcut, "no pick by the shortcut");
 		return;
 	}
 	CHECK_MSG(0, "no profile %s", name);
