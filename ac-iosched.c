@@ -551,12 +551,15 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	}
 
 	/*
-	 * Merge with queued requests.  Not for multi-range discards: when
-	 * one of those absorbs a queued request the core skips
+	 * Merge with queued requests, if any: with none the merge hash is
+	 * empty, and a device that keeps up leaves AC's queue empty at most
+	 * inserts, so the lookups are skipped.  Not for multi-range discards:
+	 * when one of those absorbs a queued request the core skips
 	 * requests_merged() (see attempt_merge()), so the queued request
 	 * would be freed while still on our lists.  Their bios still merge.
 	 */
-	if (!blk_discard_mergable(rq) && ac_insert_merge_ok(ad, rq) &&
+	if (ad->nr_sorted && !blk_discard_mergable(rq) &&
+	    ac_insert_merge_ok(ad, rq) &&
 	    blk_mq_sched_try_insert_merge(ad->q, rq, free))
 		return;
 
@@ -570,23 +573,19 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 		WRITE_ONCE(ad->cap_waiting, false);
 }
 
-void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
-		    bool at_head)
+/*
+ * Free the requests merged away at insert, outside the lock (held on
+ * entry, dropped here).  Apart from ac_insert_list(): the list it needs on
+ * the stack would cost every insert a stack canary (issue 16).
+ */
+static noinline void ac_unlock_free_merged(struct ac_data *ad)
+	__releases(&ad->lock)
 {
-	struct ac_data *ad = ac_queue_data(hctx->queue);
 	LIST_HEAD(free);
 
-	spin_lock(&ad->lock);
-	while (!list_empty(list)) {
-		struct request *rq = list_first_entry(list, struct request,
-						      queuelist);
-
-		list_del_init(&rq->queuelist);
-		ac_insert_request(ad, rq, at_head, &free);
-	}
+	list_splice_init(&ad->merged_free, &free);
 	spin_unlock(&ad->lock);
 
-	/* Requests merged away at insert are freed outside the lock. */
 	while (!list_empty(&free)) {
 		struct request *rq = list_first_entry(&free, struct request,
 						      queuelist);
@@ -594,6 +593,25 @@ void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 		list_del_init(&rq->queuelist);
 		blk_mq_free_request(rq);
 	}
+}
+
+void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
+		    bool at_head)
+{
+	struct ac_data *ad = ac_queue_data(hctx->queue);
+
+	spin_lock(&ad->lock);
+	while (!list_empty(list)) {
+		struct request *rq = list_first_entry(list, struct request,
+						      queuelist);
+
+		list_del_init(&rq->queuelist);
+		ac_insert_request(ad, rq, at_head, &ad->merged_free);
+	}
+	if (unlikely(!list_empty(&ad->merged_free)))
+		ac_unlock_free_merged(ad);
+	else
+		spin_unlock(&ad->lock);
 }
 
 /*
@@ -889,9 +907,12 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		return NULL;
 
 	ad->policy.writes_held = ac_writes_held(ad);
-	if (ad->policy.reads_first)
-		ad->policy.write_hold = ac_write_hold(ad);
-	ad->policy.dev_slots = ac_dev_slots(ad);
+	/* what only dies use: not worth its loads on every dispatch without */
+	if (ac_policy_dies(&ad->policy)) {
+		if (ad->policy.reads_first)
+			ad->policy.write_hold = ac_write_hold(ad);
+		ad->policy.dev_slots = ac_dev_slots(ad);
+	}
 	/* the heads' requests are cold cache lines: read them when due */
 	for (type = 0; type < AC_NR_TYPES; type++)
 		heads->valid[type] = false;
@@ -1004,21 +1025,25 @@ static bool ac_has_work(struct blk_mq_hw_ctx *hctx)
 	       (READ_ONCE(ad->nr_sorted) && !READ_ONCE(ad->cap_waiting));
 }
 
-/* Merge @bio into a queued request; called before @bio gets a request. */
-static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
-			 unsigned int nr_segs)
+/*
+ * ac_bio_merge() with requests queued.  Apart, so that the bio that finds
+ * nothing queued (every bio, on a device that keeps up) does not pay for
+ * this one's stack frame and its canary (issue 16).
+ */
+static noinline bool ac_bio_merge_queued(struct request_queue *q,
+					 struct bio *bio,
+					 unsigned int nr_segs)
 {
 	struct ac_data *ad = ac_queue_data(q);
 	struct request *free = NULL;
 	bool merged;
 
 	/*
-	 * Nothing queued to merge with, or the lock busy with a dispatch or
-	 * an insert on another CPU: skip the merge rather than wait for
-	 * the lock.  The request the bio becomes may still merge at insert
-	 * (ac_insert_request()).
+	 * The lock busy with a dispatch or an insert on another CPU: skip
+	 * the merge rather than wait for the lock.  The request the bio
+	 * becomes may still merge at insert (ac_insert_request()).
 	 */
-	if (!READ_ONCE(ad->nr_sorted) || !spin_trylock(&ad->lock))
+	if (!spin_trylock(&ad->lock))
 		return false;
 	/* for ac_request_merged() and ac_requests_merged() */
 	ad->merging_bio = true;
@@ -1030,6 +1055,16 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 	if (free)
 		blk_mq_free_request(free);
 	return merged;
+}
+
+/* Merge @bio into a queued request; called before @bio gets a request. */
+static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
+			 unsigned int nr_segs)
+{
+	/* nothing queued to merge with */
+	if (!READ_ONCE(ac_queue_data(q)->nr_sorted))
+		return false;
+	return ac_bio_merge_queued(q, bio, nr_segs);
 }
 
 /* elevator allow_merge: may @bio join @rq?  Called with our lock held. */
@@ -1241,6 +1276,7 @@ struct ac_data *ac_data_alloc(struct request_queue *q)
 	spin_lock_init(&ad->lock);
 	ad->q = q;
 	INIT_LIST_HEAD(&ad->dispatch);
+	INIT_LIST_HEAD(&ad->merged_free);
 	for (type = 0; type < AC_NR_TYPES; type++)
 		INIT_LIST_HEAD(&ad->fifo[type]);
 	ac_subqueues_init(ad);

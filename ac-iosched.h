@@ -74,6 +74,11 @@ struct ac_data {
 	 * included), flushes and passthrough.  Served before everything else.
 	 */
 	struct list_head dispatch;
+	/*
+	 * Requests merged away at insert, to be freed once the lock is
+	 * dropped (ac_insert_list()); empty whenever the lock is free.
+	 */
+	struct list_head merged_free;
 
 	/*
 	 * A bio merge is under way (ac_bio_merge()), of a bio of this type:
