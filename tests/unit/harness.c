@@ -141,6 +141,18 @@ static bool t_shortcut_applies(const struct ac_policy *p)
 	return false;
 }
 
+/* Check that pick @b from state @pb is pick @a from state @pa; @what says why. */
+static void t_same_pick(struct ac_pick a, const struct ac_policy *pa,
+			struct ac_pick b, const struct ac_policy *pb,
+			const char *what)
+{
+	CHECK_MSG(a.kind == b.kind && a.type == b.type &&
+		  a.group == b.group && a.capped == b.capped,
+		  "%s: the pick differs", what);
+	CHECK_MSG(!memcmp(pa, pb, sizeof(*pa)),
+		  "%s: the policy ends different", what);
+}
+
 struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now)
 {
@@ -154,19 +166,11 @@ struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		t_shortcut_picks++;
 	k = ac_policy_pick(p, heads, now);
 	k2 = ac_policy_pick_general(&general, heads, now);
-	CHECK_MSG(k.kind == k2.kind && k.type == k2.type &&
-		  k.group == k2.group && k.capped == k2.capped,
-		  "the pick's shortcut and the general pick differ");
-	CHECK_MSG(!memcmp(&general, p, sizeof(general)),
-		  "the pick's shortcut leaves the policy unlike the general pick");
+	t_same_pick(k, p, k2, &general, "the shortcut against the general pick");
 	if (due)
 		return k;
 	t_heads_skipped++;
 	k2 = ac_policy_pick(&without, NULL, now);
-	CHECK_MSG(k.kind == k2.kind && k.type == k2.type &&
-		  k.group == k2.group && k.capped == k2.capped,
-		  "heads not due, yet the pick differs without them");
-	CHECK_MSG(!memcmp(&without, p, sizeof(without)),
-		  "heads not due, yet the policy ends different without them");
+	t_same_pick(k, p, k2, &without, "heads not due, yet without them");
 	return k;
 }
