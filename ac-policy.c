@@ -271,13 +271,6 @@ static u32 ac_wi(enum ac_type type)
 	return type == AC_WRITE_SYNC ? 0 : 1;
 }
 
-static u32 ac_dir_queued(const struct ac_policy *p, enum ac_dir dir)
-{
-	if (dir == AC_DIR_READ)
-		return p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC];
-	return p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
-}
-
 /* Sync sub-queues first, then async (section 4.1). */
 static enum ac_type ac_want(const struct ac_policy *p, enum ac_type sync,
 			    enum ac_type async)
@@ -473,7 +466,7 @@ void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type)
 static void ac_phase_end(struct ac_policy *p)
 {
 	p->phase_left = 0;
-	if (p->dir == AC_DIR_READ && ac_dir_queued(p, AC_DIR_WRITE))
+	if (p->dir == AC_DIR_READ && ac_policy_dir_queued(p, AC_DIR_WRITE))
 		p->starved++;
 }
 
@@ -500,14 +493,14 @@ void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
 
 static bool ac_writes_starving(const struct ac_policy *p)
 {
-	return ac_dir_queued(p, AC_DIR_WRITE) &&
+	return ac_policy_dir_queued(p, AC_DIR_WRITE) &&
 	       p->starved >= ac_at_least_one(p->writes_starved);
 }
 
 /* Choose the direction of a new phase; something must be queued. */
 static void ac_phase_start(struct ac_policy *p)
 {
-	bool reads = ac_dir_queued(p, AC_DIR_READ);
+	bool reads = ac_policy_dir_queued(p, AC_DIR_READ);
 
 	if (reads && !ac_writes_starving(p)) {
 		p->dir = AC_DIR_READ;
@@ -613,6 +606,22 @@ static int ac_find_expired(const struct ac_policy *p,
 			return order[i];
 	}
 	return -1;
+}
+
+/* The first unit with requests of @type, or AC_NO_GROUP. */
+static __always_inline int ac_first_unit(const struct ac_policy *p,
+					 enum ac_type type)
+{
+	const u64 *q = p->queued_units[type];
+
+	return ac_next_unit(q, q, 0, ac_policy_units(p));
+}
+
+/* Whether unit @u (from ac_first_unit()) holds every request of @type. */
+static __always_inline bool ac_sole_unit(const struct ac_policy *p,
+					 enum ac_type type, int u)
+{
+	return u >= 0 && p->grp[u].nr[type] == p->queued[type];
 }
 
 /* Any unit with requests of @type: only if the flags were corrupted. */
@@ -769,12 +778,10 @@ static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
 static __always_inline int ac_best_read(struct ac_policy *p,
 					enum ac_type type, bool lift)
 {
-	u32 units = ac_policy_units(p);
-	const u64 *q = p->queued_units[type];
-	int u = ac_next_unit(q, q, 0, units);
+	int u = ac_first_unit(p, type);
 	bool skipped;
 
-	if (u < 0 || p->grp[u].nr[type] != p->queued[type])
+	if (!ac_sole_unit(p, type, u))
 		return ac_best_read_scan(p, type, lift, u);
 	skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
 	if (skipped || !ac_read_fresh(p, u, true))
@@ -917,7 +924,7 @@ static void ac_start_batch(struct ac_policy *p)
 static bool ac_writes_wait(const struct ac_policy *p)
 {
 	return p->reads_first && ac_policy_dies(p) &&
-	       ac_dir_queued(p, AC_DIR_WRITE) < p->write_hold;
+	       ac_policy_dir_queued(p, AC_DIR_WRITE) < p->write_hold;
 }
 
 /*
@@ -1101,7 +1108,7 @@ static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
 	enum ac_dir other = dir == AC_DIR_READ ? AC_DIR_WRITE : AC_DIR_READ;
 
 	pick = ac_pick_in(p, dir);
-	if (!pick.capped || !ac_dir_queued(p, other))
+	if (!pick.capped || !ac_policy_dir_queued(p, other))
 		return pick;
 	pick = ac_pick_in(p, other);
 	if (pick.kind == AC_PICK_NONE)
@@ -1121,11 +1128,11 @@ struct ac_pick ac_policy_pick_general(struct ac_policy *p,
 	ac_count_waits(p, heads, now);
 	if (p->writes_held) {
 		p->stats.writes_held++;
-		if (!ac_dir_queued(p, AC_DIR_READ))
+		if (!ac_policy_dir_queued(p, AC_DIR_READ))
 			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
 		pick = ac_pick_read(p);
 	} else {
-		if (p->phase_left && !ac_dir_queued(p, p->dir))
+		if (p->phase_left && !ac_policy_dir_queued(p, p->dir))
 			ac_phase_end(p);
 		if (!p->phase_left) {
 			type = ac_find_expired(p, heads, now);
@@ -1166,21 +1173,20 @@ struct ac_pick ac_policy_pick_general(struct ac_policy *p,
  * mid-phase without dies, no cap applies, and the one unit wins whatever
  * its rank, the round ending as the general pick ends it (ac_best_read()).
  * It only skips the general pick's walk through phase, caps and rank
- * (issue 16; tests/unit's pick_shortcut compares the two from random
- * states).
+ * (issue 16; t_pick() in tests/unit/harness.c makes every pick of the
+ * randomized tests both ways and compares them).
  */
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now)
 {
 	enum ac_type type = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
-	const u64 *q = p->queued_units[type];
 	int u;
 
 	if (ac_policy_dies(p) || p->writes_held || !p->phase_left ||
 	    p->dir != AC_DIR_READ || !p->queued[type])
 		return ac_policy_pick_general(p, heads, now);
-	u = ac_next_unit(q, q, 0, ac_policy_units(p));
-	if (u < 0 || p->grp[u].nr[type] != p->queued[type])
+	u = ac_first_unit(p, type);
+	if (!ac_sole_unit(p, type, u))
 		return ac_policy_pick_general(p, heads, now);
 	if (!ac_read_fresh(p, u, true))
 		ac_new_round(p);

@@ -378,6 +378,15 @@ static inline u32 ac_policy_queued(const struct ac_policy *p)
 	       p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
 }
 
+/* Queued requests of direction @dir. */
+static inline u32 ac_policy_dir_queued(const struct ac_policy *p,
+				       enum ac_dir dir)
+{
+	if (dir == AC_DIR_READ)
+		return p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC];
+	return p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
+}
+
 /*
  * Whether the next ac_policy_pick() may look at @heads (with writes_held
  * as it will be then).  When it is false the pick is the same with NULL
@@ -386,16 +395,13 @@ static inline u32 ac_policy_queued(const struct ac_policy *p)
  */
 static inline bool ac_policy_heads_due(const struct ac_policy *p)
 {
-	u32 reads = p->queued[AC_READ_SYNC] + p->queued[AC_READ_ASYNC];
-	u32 writes = p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC];
-
 	/* with dies: an expired sync read goes as soon as its unit has room */
 	if (ac_policy_dies(p))
 		return true;
-	if (p->writes_held || !(reads + writes))
+	if (p->writes_held || !ac_policy_queued(p))
 		return false;
 	/* a phase starts: its first pick checks every deadline */
-	return !p->phase_left || !(p->dir == AC_DIR_READ ? reads : writes);
+	return !p->phase_left || !ac_policy_dir_queued(p, p->dir);
 }
 
 #endif /* AC_POLICY_H */
