@@ -109,6 +109,7 @@ struct ac_stats {
 	u64 reads_by_write;		/* of those, to a unit with a write out */
 	u64 cap_holds;			/* picks that found every request capped */
 	u64 cap_spare;			/* reads sent past unit_depth: slots to spare */
+	u64 cap_spare_writes;		/* writes sent past their caps: slots to spare, no reads */
 	u64 cap_skips;			/* picks that passed over a capped unit */
 	u64 cap_expired;		/* expired requests sent while all else was capped */
 	u64 sync_read_expired;		/* expired sync reads sent mid-phase */

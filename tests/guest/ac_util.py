@@ -93,7 +93,8 @@ STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["expired_%s" % t for t in TYPES]
                   + ["read_rounds", "write_batches", "starved_switches",
                      "proc_fallbacks", "writes_held", "reads_idle",
-                     "reads_busy", "reads_by_write", "cap_holds", "cap_spare", "cap_skips",
+                     "reads_busy", "reads_by_write", "cap_holds", "cap_spare",
+                     "cap_spare_writes", "cap_skips",
                      "cap_expired", "sync_read_expired", "write_expired",
                      "expired_waits",
                      "writes_behind_reads",

@@ -138,6 +138,46 @@ def test_sequential_reads_fill_spare_slots(ssdsim, spare):
 
 
 @primary_kernel_only
+@pytest.mark.parametrize("spare", [0, 1])
+def test_sequential_writes_fill_spare_slots(ssdsim, spare):
+    """The same for writes: 128 KiB sequential O_DIRECT writes over 64 KiB
+    stripes start on every other die, and with unit_depth 1 and unit_writes
+    1 AC keeps one per starting die, at most 16 commands.  With unit_spare
+    and no read of ours queued or at the device, writes go past both caps
+    by one (cap_spare_writes): more than 16 commands, at most 2 at a die.
+    The data is read back and verified.  The device's programs are slow
+    enough (time_scale 40) for the caps to hold every queued write."""
+    scale = 400 if DEBUG_KERNEL else 40
+    dev = ssdsim(time_scale=scale, program_us=20000 // scale)
+    matched(dev, 1, unit_spare=spare)
+    assert ac_util.set_tunable(dev, "unit_writes", 1) == 0
+    job = ("--filename=%s --direct=1 --ioengine=libaio --rw=write --bs=128k --iodepth=64"
+           " --size=32m --verify=crc32c --verify_fatal=1 --verify_state_save=0" % dev)
+    ssd.reset_stats(dev)
+    before = ac_util.stats(dev)["cap_spare_writes"]
+    data = fio(job + " --do_verify=0", name="seqw")
+    st = ssd.stats(dev)
+    s = ac_util.stats(dev)
+    ios = data["jobs"][0]["write"]["total_ios"]
+    spared = s["cap_spare_writes"] - before
+    print("unit_spare %d: %d writes, device max_inflight %d, max_die_inflight %d,"
+          " cap_spare_writes %d, cap_holds %d" % (spare, ios, st["max_inflight"],
+                                                  st["max_die_inflight"], spared, s["cap_holds"]))
+    assert ios == 256, data["jobs"][0]["write"]
+    if spare:
+        assert spared > 0, s
+        assert 16 < st["max_inflight"] <= 32, st["max_inflight"]
+        assert st["max_die_inflight"] <= 2, st["max_die_inflight"]
+    else:
+        assert spared == 0, s
+        assert st["max_inflight"] <= 16, st["max_inflight"]
+    fio(job + " --verify_only=1", name="seqw")
+    ac_util.assert_idle_and_balanced(dev)
+    record_counts("sequential_writes_spare_%d" % spare, writes=ios,
+                  max_inflight=st["max_inflight"], cap_spare_writes=spared)
+
+
+@primary_kernel_only
 @pytest.mark.parametrize("sched", ["ac-nocap", "mq-deadline"])
 def test_without_cap_dies_hold_more(ssdsim, sched):
     """The control: the same load without a cap puts several commands on a

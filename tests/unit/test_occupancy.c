@@ -689,6 +689,110 @@ static void test_cap_spare_slots(void)
 	CHECK_EQ(p.stats.cap_spare, 0);
 }
 
+/*
+ * Writes past their caps (ac_write_spare()): 2 channels x 2 dies, caps 1
+ * and 1, 4 slots.  Writes queued on units 0 and 1 only, each with a write
+ * of ours out: with 2 slots free and no idle unit waiting, a write goes one
+ * past the caps, then one to the other unit.  Not further, not while a read
+ * is queued or at the device, not with unit_spare off or no slots known.
+ */
+static void test_cap_spare_writes(void)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+	u32 first;
+
+	setup(&p, 2, 2, 1);
+	p.unit_writes = 1;
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	busy(1, 1, true);
+	ac_policy_add(&p, 0, WA);
+	ac_policy_add(&p, 0, WA);
+	ac_policy_add(&p, 1, WA);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ((int)k.type, WA);
+	CHECK(k.group == 0 || k.group == 1);
+	CHECK_EQ(p.stats.cap_spare_writes, 1);
+	first = k.group;
+	k = step(&p);			/* unit @first is 2 deep: the other */
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1 - first);
+	CHECK_EQ(p.stats.cap_spare_writes, 2);
+	k = step(&p);			/* both 2 deep, and no slot free */
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 2);
+
+	/* a read queued (held itself: a write of ours is at its unit) */
+	setup(&p, 2, 2, 1);
+	p.unit_writes = 1;
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	busy(1, 1, true);
+	ac_policy_add(&p, 0, WA);
+	ac_policy_add(&p, 1, RS);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 0);
+
+	/* a read of ours at the device, none queued */
+	setup(&p, 2, 2, 1);
+	p.unit_writes = 1;
+	p.dev_slots = 8;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	busy(1, 1, false);
+	ac_policy_add(&p, 0, WS);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+
+	/* unit_spare off, or the slots not known */
+	setup(&p, 2, 2, 1);
+	p.unit_writes = 1;
+	busy(0, 1, true);
+	ac_policy_add(&p, 0, WS);
+	p.unit_spare = 1;
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	p.dev_slots = 4;
+	p.unit_spare = 0;
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 0);
+
+	/* unit_depth alone (no unit_writes): one past it */
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	ac_policy_add(&p, 0, WS);
+	ac_policy_add(&p, 0, WS);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 1);
+
+	/* unit_writes alone (no unit_depth): one past it */
+	setup(&p, 2, 2, 0);
+	p.unit_writes = 1;
+	p.dev_slots = 4;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	ac_policy_add(&p, 0, WS);
+	ac_policy_add(&p, 0, WS);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 1);
+}
+
 /* ---------------------------------------------------------- random runs */
 
 struct o_req {
@@ -776,6 +880,39 @@ static bool o_spare(const struct ac_policy *p, u32 n)
 }
 
 /*
+ * The write rule, restated: slots to spare, and no read queued or at the
+ * device.
+ */
+static bool o_write_spare(const struct ac_policy *p, u32 n)
+{
+	u32 i, u;
+
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && !ac_type_is_write(oreq[i].type))
+			return false;
+	for (u = 0; u < AC_MAX_UNITS; u++)
+		if (atomic_read(&occ.all[u]) != atomic_read(&occ.writes[u]))
+			return false;
+	return o_spare(p, n);
+}
+
+/* Whether a write FIFO's head is past its deadline: no write spares then. */
+static bool o_write_late(const struct ac_fifo_heads *h, u64 now)
+{
+	return (h->valid[WS] && now >= h->expire[WS]) ||
+	       (h->valid[WA] && now >= h->expire[WA]);
+}
+
+/* Whether a write may go past the caps to @u: by one at most in each. */
+static bool o_write_lift_ok(const struct ac_policy *p, u32 u)
+{
+	return (!p->unit_depth ||
+		atomic_read(&occ.all[u]) <= (int)p->unit_depth) &&
+	       (!p->unit_writes ||
+		atomic_read(&occ.writes[u]) <= (int)p->unit_writes);
+}
+
+/*
  * Whether a read may go past the cap to @u: by one at most, no write of
  * ours there or queued.
  */
@@ -794,19 +931,21 @@ static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
 }
 
 static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n, bool spare)
+			 u32 n, bool spare, bool wspare)
 {
 	u32 i, u = k->group;
+	bool wlift = wspare && ac_type_is_write(k->type) && o_write_lift_ok(p, u);
 
 	if (k->kind != AC_PICK_GROUP)
 		return;
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
 		  atomic_read(&occ.all[u]) < (int)p->unit_depth ||
-		  (spare && !ac_type_is_write(k->type) && o_lift_ok(p, n, u)),
+		  (spare && !ac_type_is_write(k->type) && o_lift_ok(p, n, u)) ||
+		  wlift,
 		  "unit %u at its cap %u got a request", u, p->unit_depth);
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
 		  !ac_type_is_write(k->type) ||
-		  atomic_read(&occ.writes[u]) < (int)p->unit_writes,
+		  atomic_read(&occ.writes[u]) < (int)p->unit_writes || wlift,
 		  "unit %u with %d writes out got a write (unit_writes %u)", u,
 		  atomic_read(&occ.writes[u]), p->unit_writes);
 	/*
@@ -851,7 +990,7 @@ static void o_check_room(const struct ac_policy *p, const struct o_req *r,
 }
 
 static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n, u32 at_device, bool spare)
+			 u32 n, u32 at_device, bool spare, bool wspare)
 {
 	u32 i;
 
@@ -876,6 +1015,11 @@ static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
 		    o_lift_ok(p, n, r->unit))
 			t_fail(__FILE__, __LINE__,
 			       "held by caps with slots to spare, but a read of unit %u could go",
+			       r->unit);
+		if (r->state == 0 && wspare && ac_type_is_write(r->type) &&
+		    o_write_lift_ok(p, r->unit))
+			t_fail(__FILE__, __LINE__,
+			       "held by caps with slots to spare and no reads, but a write of unit %u could go",
 			       r->unit);
 	}
 }
@@ -982,6 +1126,8 @@ static void o_run(const struct o_prof *pf)
 		t_check_queued_units(&p);
 		{
 			bool spare = o_spare(&p, n);
+			bool wspare = o_write_spare(&p, n) &&
+				      !o_write_late(&heads, op);
 			struct ac_pick k = t_pick(&p, &heads, op);
 			int idx = -1;
 
@@ -989,8 +1135,8 @@ static void o_run(const struct o_prof *pf)
 						(int)k.type == pf->one_type - 1),
 				  "%s: expired head with room at unit %u not picked (%d/%d)",
 				  pf->name, heads.unit[pf->one_type - 1], k.kind, k.type);
-			o_check_pick(&p, &k, n, spare);
-			o_check_none(&p, &k, n, at_device, spare);
+			o_check_pick(&p, &k, n, spare, wspare);
+			o_check_none(&p, &k, n, at_device, spare, wspare);
 			if (k.kind == AC_PICK_EXPIRED)
 				idx = o_head(n, k.type);
 			else if (k.kind == AC_PICK_GROUP)
@@ -1031,8 +1177,12 @@ static void o_run(const struct o_prof *pf)
 	CHECK_EQ(ac_policy_queued(&p), 0);
 
 	/* more slots than dies: the runs must have gone past the cap */
-	CHECK_MSG(pf->slots <= units || p.stats.cap_spare > 0,
+	CHECK_MSG(pf->slots <= units || p.stats.cap_spare > 0 || !pf->read_pct,
 		  "%s: no read went past its cap", pf->name);
+	/* writes only, more slots than dies: they must have gone past */
+	CHECK_MSG(pf->slots <= units || pf->read_pct ||
+		  p.stats.cap_spare_writes > 0,
+		  "%s: no write went past its caps", pf->name);
 }
 
 static const struct o_prof o_profiles[] = {
@@ -1060,6 +1210,12 @@ static const struct o_prof o_profiles[] = {
 	{ "mixed_8x4_slots_eq", 24, 8, 4, 1, 32, 30, 90, 0, 200, 20000, 32 },
 	{ "hot_unit_spare", 25, 8, 4, 1, 64, 80, 100, 1 + RS, 50, 20000, 64 },
 	{ "mixed_4x2_cap2_spare", 26, 4, 2, 2, 32, 40, 90, 0, 100, 20000, 32 },
+	/* writes only: past their caps into spare slots */
+	{ "writes_8x4_spare", 27, 8, 4, 1, 64, 80, 0, 0, 200, 20000, 64 },
+	{ "writes_8x4_slots_eq", 28, 8, 4, 1, 32, 0, 0, 0, 200, 20000, 32 },
+	{ "mixed_8x4_writes_spare", 29, 8, 4, 1, 64, 30, 20, 0, 200, 20000, 64 },
+	/* sync writes past their caps, deadlines short: no late head starves */
+	{ "sync_writes_spare", 30, 8, 4, 1, 64, 60, 0, 1 + WS, 40, 20000, 64 },
 };
 
 static void test_random_occupancy(void)
@@ -1089,6 +1245,7 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
 	{ "occupancy/expired_write_mid_phase", test_expired_write_mid_phase },
 	{ "occupancy/cap_spare_slots", test_cap_spare_slots },
+	{ "occupancy/cap_spare_writes", test_cap_spare_writes },
 	{ "occupancy/random", test_random_occupancy },
 	{ NULL, NULL },
 };
