@@ -46,6 +46,9 @@ def held_dev():
     for name, value in (("nr_channels", CHANNELS), ("dies_per_channel", DIES),
                         ("mapping", "stripe"), ("stripe_kb", STRIPE_KB),
                         ("unit_writes", 1), ("unit_depth", 0),
+                        # the cap must hold the async write: no write past
+                        # it into the device's free slots
+                        ("unit_spare", 0),
                         ("write_sync_expire", WRITE_SYNC_EXPIRE),
                         ("write_async_expire", 60000)):
         assert ac_util.set_tunable(dev, name, value) == 0, name
