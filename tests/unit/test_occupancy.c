@@ -689,12 +689,39 @@ static void test_cap_spare_slots(void)
 	CHECK_EQ(p.stats.cap_spare, 0);
 }
 
+/* 2 channels x 2 dies, unit_spare on, @slots command slots. */
+static void spare_setup(struct ac_policy *p, u32 depth, u32 writes, u32 slots)
+{
+	setup(p, 2, 2, depth);
+	p->unit_writes = writes;
+	p->dev_slots = slots;
+	p->unit_spare = 1;
+}
+
+/* Two writes queued for unit 0, which holds one of ours: one goes past, not two. */
+static void t_one_write_past(u32 depth, u32 writes)
+{
+	struct ac_policy p;
+	struct ac_pick k;
+
+	spare_setup(&p, depth, writes, 4);
+	busy(0, 1, true);
+	ac_policy_add(&p, 0, WS);
+	ac_policy_add(&p, 0, WS);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	CHECK_EQ(p.stats.cap_spare_writes, 1);
+}
+
 /*
- * Writes past their caps (ac_write_spare()): 2 channels x 2 dies, caps 1
- * and 1, 4 slots.  Writes queued on units 0 and 1 only, each with a write
- * of ours out: with 2 slots free and no idle unit waiting, a write goes one
- * past the caps, then one to the other unit.  Not further, not while a read
- * is queued or at the device, not with unit_spare off or no slots known.
+ * Writes past their caps (ac_write_spare()): caps 1 and 1, 4 slots.
+ * Writes queued on units 0 and 1 only, each with a write of ours out: with
+ * 2 slots free and no idle unit waiting, a write goes one past the caps,
+ * then one to the other unit.  Not further, not while a read is queued or
+ * at the device, not with unit_spare off or no slots known.
  */
 static void test_cap_spare_writes(void)
 {
@@ -702,10 +729,7 @@ static void test_cap_spare_writes(void)
 	struct ac_pick k;
 	u32 first;
 
-	setup(&p, 2, 2, 1);
-	p.unit_writes = 1;
-	p.dev_slots = 4;
-	p.unit_spare = 1;
+	spare_setup(&p, 1, 1, 4);
 	busy(0, 1, true);
 	busy(1, 1, true);
 	ac_policy_add(&p, 0, WA);
@@ -726,10 +750,7 @@ static void test_cap_spare_writes(void)
 	CHECK_EQ(p.stats.cap_spare_writes, 2);
 
 	/* a read queued (held itself: a write of ours is at its unit) */
-	setup(&p, 2, 2, 1);
-	p.unit_writes = 1;
-	p.dev_slots = 4;
-	p.unit_spare = 1;
+	spare_setup(&p, 1, 1, 4);
 	busy(0, 1, true);
 	busy(1, 1, true);
 	ac_policy_add(&p, 0, WA);
@@ -739,22 +760,17 @@ static void test_cap_spare_writes(void)
 	CHECK_EQ(p.stats.cap_spare_writes, 0);
 
 	/* a read of ours at the device, none queued */
-	setup(&p, 2, 2, 1);
-	p.unit_writes = 1;
-	p.dev_slots = 8;
-	p.unit_spare = 1;
+	spare_setup(&p, 1, 1, 8);
 	busy(0, 1, true);
 	busy(1, 1, false);
 	ac_policy_add(&p, 0, WS);
 	k = step(&p);
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 
-	/* unit_spare off, or the slots not known */
-	setup(&p, 2, 2, 1);
-	p.unit_writes = 1;
+	/* the slots not known, or unit_spare off */
+	spare_setup(&p, 1, 1, 0);
 	busy(0, 1, true);
 	ac_policy_add(&p, 0, WS);
-	p.unit_spare = 1;
 	k = step(&p);
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	p.dev_slots = 4;
@@ -763,34 +779,9 @@ static void test_cap_spare_writes(void)
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare_writes, 0);
 
-	/* unit_depth alone (no unit_writes): one past it */
-	setup(&p, 2, 2, 1);
-	p.dev_slots = 4;
-	p.unit_spare = 1;
-	busy(0, 1, true);
-	ac_policy_add(&p, 0, WS);
-	ac_policy_add(&p, 0, WS);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 1);
-
-	/* unit_writes alone (no unit_depth): one past it */
-	setup(&p, 2, 2, 0);
-	p.unit_writes = 1;
-	p.dev_slots = 4;
-	p.unit_spare = 1;
-	busy(0, 1, true);
-	ac_policy_add(&p, 0, WS);
-	ac_policy_add(&p, 0, WS);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 1);
+	/* unit_depth alone, then unit_writes alone: one past each */
+	t_one_write_past(1, 0);
+	t_one_write_past(0, 1);
 }
 
 /* ---------------------------------------------------------- random runs */
