@@ -8,7 +8,8 @@
   does;
 - with unit_spare, reads go past the cap, by one, only into command slots
   no idle die could use: 128 KiB sequential reads, which start on every other die,
-  fill the device's 32 commands instead of 16;
+  fill the device's 32 commands instead of 16; so do 128 KiB sequential
+  writes, past unit_depth and unit_writes, while no read of ours is about;
 - caps hold requests back without a stall: verified random I/O with
   unit_depth 1 on a device whose completions arrive in random order
   (ssdsim jitter_us) finishes every request, and debugfs shows the holds;
