@@ -1041,6 +1041,22 @@ static int ac_write_elsewhere(struct ac_policy *p, enum ac_type *type,
 }
 
 /*
+ * A write of the PROC channel, else, if caps held that channel's back, of
+ * the next channel in rotation that has one to go (ac_write_elsewhere());
+ * -1 if none, *@capped telling whether caps held the PROC channel's.
+ * @lift: the caps as ac_write_lift_ok() lifts them.
+ */
+static int ac_write_batch(struct ac_policy *p, enum ac_type *type,
+			  bool *capped, bool lift)
+{
+	int u = ac_write_in(p, p->proc, type, capped, lift);
+
+	if (u < 0 && *capped)
+		u = ac_write_elsewhere(p, type, lift);
+	return u;
+}
+
+/*
  * reads_first, past write_hold queued writes: the write that delays the
  * fewest reads, of any channel (sync first on ties); -1 if caps hold all.
  */
@@ -1095,11 +1111,11 @@ static bool ac_write_spare_ok(const struct ac_policy *p)
 
 /*
  * Every write is held by caps: one past them (ac_write_lift_ok()), in the
- * PROC channel if it can, else the next channel in rotation that can, as
- * ac_write_elsewhere() moves the batch; -1 if none may go.  Not while a
- * write's deadline has passed: a unit's writes leave in C-SCAN order, so a
- * write sent past the cap to the late write's unit could be another one,
- * and keep the late one waiting for its unit for as long as writes come.
+ * PROC channel if it can, else the next channel in rotation that can
+ * (ac_write_batch()); -1 if none may go.  Not while a write's deadline
+ * has passed: a unit's writes leave in C-SCAN order, so a write sent past
+ * the cap to the late write's unit could be another one, and keep the late
+ * one waiting for its unit for as long as writes come.
  */
 static int ac_write_spare(struct ac_policy *p, enum ac_type *type,
 			  const struct ac_fifo_heads *heads, u64 now)
@@ -1111,9 +1127,7 @@ static int ac_write_spare(struct ac_policy *p, enum ac_type *type,
 	    ac_head_late(p, heads, AC_WRITE_ASYNC, now) ||
 	    !ac_write_spare_ok(p))
 		return AC_NO_GROUP;
-	u = ac_write_in(p, p->proc, type, &capped, true);
-	if (u < 0)
-		u = ac_write_elsewhere(p, type, true);
+	u = ac_write_batch(p, type, &capped, true);
 	if (u >= 0)
 		p->stats.cap_spare_writes++;
 	return u;
@@ -1148,11 +1162,9 @@ static struct ac_pick ac_pick_write(struct ac_policy *p,
 			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
 		return ac_make_pick(AC_PICK_GROUP, type, u);
 	}
-	u = ac_write_in(p, p->proc, &type, &capped, false);
+	u = ac_write_batch(p, &type, &capped, false);
 	if (u < 0 && capped) {
-		u = ac_write_elsewhere(p, &type, false);
-		if (u < 0)
-			u = ac_write_spare(p, &type, heads, now);
+		u = ac_write_spare(p, &type, heads, now);
 		if (u < 0)
 			return ac_capped_pick();
 	}
