@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "bench")
@@ -43,6 +44,50 @@ def test_biolatency_text_is_read_into_histograms():
     gb = load_script("guest-bench")
     hists = gb.biolatency_parse(BIOLATENCY_TEXT)
     assert hists == {"Sync-Write": {4096: 3, 65536: 30}, "Read": {8192: 12, 524288: 80}}
+
+
+def test_biolatency_window_takes_the_seconds_of_the_measured_window():
+    gb = load_script("guest-bench")
+    lines = [(9.9, "Tracing block device I/O... Hit Ctrl-C to end.")]
+    for k in range(1, 8):             # a stamp and one histogram a second
+        lines += [(10.0 + k, "12:00:%02d" % k), (10.0 + k, "flags = Read"),
+                  (10.0 + k, "      8192 -> 16383      : %d        |****|" % k)]
+    text, n = gb.biolatency_window(lines, 12.0, 15.0)
+    # the seconds ending at 13, 14 and 15 (middles 12.5-14.5), not the
+    # one ending at 12 (middle 11.5, the ramp) nor at 16 (15.5, after)
+    assert n == 3
+    assert gb.biolatency_parse(text) == {"Read": {8192: 3 + 4 + 5}}
+
+
+FAKE_BIOLATENCY = """#!/bin/sh
+trap 'echo 23:59:59; echo "flags = Read"; echo "      8192 -> 16383      : 100      |*|"; exit 0' INT
+echo "Tracing block device I/O... Hit Ctrl-C to end."
+while :; do
+    sleep 1
+    echo 12:00:00; echo "flags = Read"; echo "      8192 -> 16383      : 2        |*|"
+done
+"""
+
+
+def test_biolatency_attaches_first_and_ends_on_sigint(tmp_path):
+    """The runner waits for biolatency's probes before the run and ends it
+    after: SIGINT, whose last partial second is printed but outside the
+    window."""
+    gb = load_script("guest-bench")
+    fake = tmp_path / "biolatency"
+    fake.write_text(FAKE_BIOLATENCY)
+    fake.chmod(0o755)
+    gb.BIOLATENCY = str(fake)
+    bio = gb.BioLatency("nullb0")
+    assert bio.wait_ready(30)
+    assert "-T -Q -F -d nullb0 1" in bio.command
+    t0 = time.monotonic()
+    time.sleep(2.6)
+    rc, out = bio.stop(30)
+    assert rc == 0, out
+    assert out.startswith("Tracing") and out.count("12:00:00") >= 2 and "23:59:59" in out
+    text, n = gb.biolatency_window(bio.lines, t0, t0 + 2.0)
+    assert n >= 1 and gb.biolatency_parse(text) == {"Read": {8192: 2 * n}}
 
 
 def test_biolatency_directions_and_percentiles():
