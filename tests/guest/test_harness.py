@@ -105,3 +105,16 @@ def test_debug_kernel_checks_armed():
     assert "&ad->lock" in classes, "lockdep never saw AC's lock"
     with open(module_path(ac_util.KO), "rb") as f:
         assert b"__asan_" in f.read(), "ac-iosched.ko carries no KASAN checks"
+
+
+def test_tsc_trusted_and_sched_clock_stable():
+    """The guest runs on the TSC it booted with (scripts/ac-vm passes
+    tsc=reliable): without it a busy host made the clocksource watchdog mark
+    the TSC unstable mid-run, and the sched_clock key switched under load
+    killed a guest on the transient int3 of its text patch."""
+    assert "tsc=reliable" in open("/proc/cmdline").read().split()
+    cs = "/sys/devices/system/clocksource/clocksource0/current_clocksource"
+    assert open(cs).read().strip() == "tsc"
+    log = sh("dmesg").stdout
+    assert "Marking TSC unstable" not in log, log[-2000:]
+    assert "sched_clock: Marking unstable" not in log, log[-2000:]
