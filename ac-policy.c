@@ -723,6 +723,37 @@ static __always_inline bool ac_lift_ok(const struct ac_policy *p, u32 u)
 }
 
 /*
+ * How a read pick treats the caps: it obeys them; it goes past them as
+ * ac_lift_ok() lets it; or, when that finds nothing, by one onto a die
+ * with writes of ours there or waiting (ac_lift_held()).
+ */
+enum ac_lift {
+	AC_LIFT_NONE,
+	AC_LIFT_CLEAR,
+	AC_LIFT_ANY,
+};
+
+/*
+ * Whether unit @u's reads are held under @lift.  AC_LIFT_ANY: every read
+ * is held and no die without a write of ours can take one past its cap;
+ * a read that must wait for its die's program waits at the device as well
+ * as here, and there it starts when its die is free, not when the whole
+ * write (counted at its first die only, and maybe covering others) has
+ * completed and AC has run again.  Never where a write of ours waits for
+ * room: the read would take the slot that write is held for, and with
+ * many device slots reads kept taking it until writes expired.
+ */
+static __always_inline bool ac_lift_held(const struct ac_policy *p, u32 u,
+					 enum ac_lift lift)
+{
+	if (lift == AC_LIFT_NONE)
+		return ac_capped(p, u);
+	if (lift == AC_LIFT_CLEAR)
+		return !ac_lift_ok(p, u);
+	return ac_occ_all(p->occ, u) > p->unit_depth || ac_writes(&p->grp[u]);
+}
+
+/*
  * Whether a write may go past its caps to unit @u: by one at most, in
  * requests (unit_depth) and in writes (unit_writes) of ours there.
  */
@@ -746,7 +777,7 @@ static bool ac_write_lift_ok(const struct ac_policy *p, u32 u)
  * flags, which the ranks no longer need.
  */
 static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
-			     bool lift, int u)
+			     enum ac_lift lift, int u)
 {
 	u32 units = ac_policy_units(p);
 	u32 rank, best_rank = ~0U, round_rank = ~0U;
@@ -755,7 +786,7 @@ static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
 	int best = AC_NO_GROUP, round_best = AC_NO_GROUP;
 
 	for (; u >= 0; u = ac_next_unit(q, q, u + 1, units)) {
-		if (lift ? !ac_lift_ok(p, u) : ac_capped(p, u)) {
+		if (ac_lift_held(p, u, lift)) {
 			skipped = true;
 			continue;
 		}
@@ -788,14 +819,14 @@ static int ac_best_read_scan(struct ac_policy *p, enum ac_type type,
  * when it holds every queued read of @type: no second look at the bitmap.
  */
 static __always_inline int ac_best_read(struct ac_policy *p,
-					enum ac_type type, bool lift)
+					enum ac_type type, enum ac_lift lift)
 {
 	int u = ac_first_unit(p, type);
 	bool skipped;
 
 	if (!ac_sole_unit(p, type, u))
 		return ac_best_read_scan(p, type, lift, u);
-	skipped = lift ? !ac_lift_ok(p, u) : ac_capped(p, u);
+	skipped = ac_lift_held(p, u, lift);
 	if (skipped || !ac_read_fresh(p, u, true))
 		ac_new_round(p);
 	if (skipped) {
@@ -838,7 +869,8 @@ static bool ac_slots_spare(const struct ac_policy *p)
  * reads it looked at.
  */
 static __always_inline int ac_best_read_or_async(struct ac_policy *p,
-						 enum ac_type *type, bool lift)
+						 enum ac_type *type,
+						 enum ac_lift lift)
 {
 	int g = ac_best_read(p, *type, lift);
 
@@ -872,16 +904,20 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
 	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
 	enum ac_type type = want;
-	int g = ac_best_read_or_async(p, &type, false);
+	int g = ac_best_read_or_async(p, &type, AC_LIFT_NONE);
 
 	/*
 	 * Every read is held, and the device has slots no idle unit can use:
 	 * past the cap, by one, to the least busy unit that no write of ours
-	 * is at or waits for.
+	 * is at or waits for; if there is none, to one that has them.
 	 */
 	if (g == AC_UNITS_HELD && ac_slots_spare(p)) {
 		type = want;
-		g = ac_best_read_or_async(p, &type, true);
+		g = ac_best_read_or_async(p, &type, AC_LIFT_CLEAR);
+		if (g < 0) {
+			type = want;
+			g = ac_best_read_or_async(p, &type, AC_LIFT_ANY);
+		}
 		if (g >= 0)
 			p->stats.cap_spare++;
 		else

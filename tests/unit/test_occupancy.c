@@ -635,13 +635,47 @@ static void test_cap_spare_slots(void)
 	CHECK_EQ(k.kind, AC_PICK_GROUP);
 	CHECK_EQ(k.group, 0);
 	CHECK_EQ(p.stats.cap_spare, 1);
-	k = step(&p);			/* unit 1 has a write out: held */
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
+	/* unit 1 has a write out, but no unit without one can take it */
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 1);
+	CHECK_EQ(p.stats.cap_spare, 2);
 	ac_policy_add(&p, 0, RS);	/* unit 0 is at unit_depth + 1: held */
 	k = step(&p);
 	CHECK_EQ(k.kind, AC_PICK_NONE);
 	CHECK(k.capped);
+	CHECK_EQ(p.stats.cap_spare, 2);
+
+	/* one past the cap with a write there only when no clear unit can */
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 8;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	busy(1, 1, false);
+	ac_policy_add(&p, 0, RS);
+	ac_policy_add(&p, 1, RS);
+	k = step(&p);
+	CHECK_EQ(k.group, 1);
+	k = step(&p);			/* unit 1 is 2 deep: now unit 0 */
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 0);
+	CHECK_EQ(p.stats.cap_spare, 2);
+
+	/* never onto a unit where a write of ours waits for room */
+	setup(&p, 2, 2, 1);
+	p.dev_slots = 8;
+	p.unit_spare = 1;
+	busy(0, 1, true);
+	busy(1, 1, true);
+	ac_policy_add(&p, 1, WS);
+	ac_policy_add(&p, 1, RS);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	ac_policy_add(&p, 0, RS);	/* unit 0's write is at the device only */
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ((int)k.type, RS);
+	CHECK_EQ(k.group, 0);
 	CHECK_EQ(p.stats.cap_spare, 1);
 
 	/* no slots known, or unit_spare off: the cap holds */
@@ -749,13 +783,17 @@ static void test_cap_spare_writes(void)
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare_writes, 2);
 
-	/* a read queued (held itself: a write of ours is at its unit) */
+	/* a read queued: it goes past the cap (a write of ours is at its unit), not a write */
 	spare_setup(&p, 1, 1, 4);
 	busy(0, 1, true);
 	busy(1, 1, true);
 	ac_policy_add(&p, 0, WA);
 	ac_policy_add(&p, 1, RS);
 	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ((int)k.type, RS);
+	CHECK_EQ(k.group, 1);
+	k = step(&p);			/* the read is at the device now */
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare_writes, 0);
 
@@ -921,6 +959,32 @@ static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
 	return true;
 }
 
+/* Whether a read may go past the cap to unit @u where a write of ours is at the device. */
+static bool o_lift_any_ok(const struct ac_policy *p, u32 n, u32 u)
+{
+	u32 i;
+
+	if (atomic_read(&occ.all[u]) > (int)p->unit_depth)
+		return false;
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].unit == u &&
+		    ac_type_is_write(oreq[i].type))
+			return false;
+	return true;
+}
+
+/* Whether a queued read of @type may go past the cap to a unit clear of writes. */
+static bool o_any_clear(const struct ac_policy *p, u32 n, u8 type)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (oreq[i].state == 0 && oreq[i].type == type &&
+		    o_lift_ok(p, n, oreq[i].unit))
+			return true;
+	return false;
+}
+
 static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 			 u32 n, bool spare, bool wspare)
 {
@@ -931,7 +995,9 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 		return;
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
 		  atomic_read(&occ.all[u]) < (int)p->unit_depth ||
-		  (spare && !ac_type_is_write(k->type) && o_lift_ok(p, n, u)) ||
+		  (spare && !ac_type_is_write(k->type) &&
+		   (o_lift_ok(p, n, u) ||
+		    (!o_any_clear(p, n, k->type) && o_lift_any_ok(p, n, u)))) ||
 		  wlift,
 		  "unit %u at its cap %u got a request", u, p->unit_depth);
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
@@ -1003,7 +1069,7 @@ static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
 			       "held by caps, but unit %u (%d at the device) has a request",
 			       r->unit, atomic_read(&occ.all[r->unit]));
 		if (r->state == 0 && spare && !ac_type_is_write(r->type) &&
-		    o_lift_ok(p, n, r->unit))
+		    o_lift_any_ok(p, n, r->unit))
 			t_fail(__FILE__, __LINE__,
 			       "held by caps with slots to spare, but a read of unit %u could go",
 			       r->unit);
