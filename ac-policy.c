@@ -226,12 +226,6 @@ static __always_inline int ac_next_unit(const u64 *a, const u64 *b, u32 from,
 	return u < units ? (int)u : AC_NO_GROUP;
 }
 
-/* Index into grp[] that stays in bounds whatever the caller passed. */
-static u32 ac_idx(u32 group)
-{
-	return group < AC_MAX_UNITS ? group : AC_MAX_UNITS - 1;
-}
-
 /*
  * @x mod @n for the I/O path, where @x is almost always below 2 * @n (a
  * unit index plus an offset below the units): no divide then.
@@ -376,18 +370,6 @@ void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 		p->last_write_unit = ac_policy_units(p) - 1;
 }
 
-/* Flags after a request left sub-group @idx (dispatched or removed). */
-static __always_inline void ac_left_read(struct ac_policy *p, u32 idx,
-					 bool served)
-{
-	struct ac_group *g = &p->grp[idx];
-
-	if (!ac_reads(g))
-		g->rflag = AC_R_ZERO;
-	else if (served)
-		g->rflag = AC_R_END;
-}
-
 static void ac_end_batch(struct ac_policy *p, u8 wflag)
 {
 	p->grp[p->proc].wflag = wflag;
@@ -417,13 +399,8 @@ static __always_inline void ac_left_write(struct ac_policy *p, u32 c,
 static __always_inline bool ac_take(struct ac_policy *p, u32 idx,
 				    enum ac_type type)
 {
-	struct ac_group *g = &p->grp[idx];
-
-	if (!g->nr[type] || !p->queued[type])
+	if (!ac_uncount(p, idx, type))
 		return false;
-	if (!--g->nr[type])
-		p->queued_units[type][idx / 64] &= ~(1ULL << (idx % 64));
-	p->queued[type]--;
 	if (ac_type_is_write(type)) {
 		u32 *cw = &p->chan_writes[ac_chan(p, idx)][ac_wi(type)];
 
@@ -433,24 +410,14 @@ static __always_inline bool ac_take(struct ac_policy *p, u32 idx,
 	return true;
 }
 
-void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type)
+void ac_policy_write_in(struct ac_policy *p, u32 idx, enum ac_type type)
 {
-	u32 idx = ac_idx(group);
-	struct ac_group *g = &p->grp[idx];
+	u32 c = ac_chan(p, idx);
 
-	if (!g->nr[type]++)
-		p->queued_units[type][idx / 64] |= 1ULL << (idx % 64);
-	p->queued[type]++;
-	/* keep END and PROC (spec section 3, clarification) */
-	if (ac_type_is_write(type)) {
-		u32 c = ac_chan(p, idx);
-
-		p->chan_writes[c][ac_wi(type)]++;
-		if (p->grp[c].wflag == AC_W_ZERO)
-			p->grp[c].wflag = AC_W_PEND;
-	} else if (g->rflag == AC_R_ZERO) {
-		g->rflag = AC_R_PEND;
-	}
+	p->chan_writes[c][ac_wi(type)]++;
+	/* keep PROC (spec section 3, clarification) */
+	if (p->grp[c].wflag == AC_W_ZERO)
+		p->grp[c].wflag = AC_W_PEND;
 }
 
 void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type)
@@ -465,32 +432,19 @@ void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type)
 		ac_left_read(p, idx, false);
 }
 
-static void ac_phase_end(struct ac_policy *p)
+void ac_phase_end(struct ac_policy *p)
 {
 	p->phase_left = 0;
 	if (p->dir == AC_DIR_READ && ac_policy_dir_queued(p, AC_DIR_WRITE))
 		p->starved++;
 }
 
-void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
-			  bool expired)
+void ac_policy_write_out(struct ac_policy *p, u32 idx, enum ac_type type)
 {
-	u32 idx = ac_idx(group);
-
-	p->stats.dispatched[type]++;
-	if (expired)
-		p->stats.expired[type]++;
-	if (ac_take(p, idx, type)) {
-		if (ac_type_is_write(type)) {
-			ac_left_write(p, ac_chan(p, idx), true);
-			p->last_write_unit = idx;
-		} else {
-			ac_left_read(p, idx, true);
-			p->last_read = idx;
-		}
-	}
-	if (p->phase_left && !--p->phase_left)
-		ac_phase_end(p);
+	if (!ac_take(p, idx, type))
+		return;
+	ac_left_write(p, ac_chan(p, idx), true);
+	p->last_write_unit = idx;
 }
 
 static bool ac_writes_starving(const struct ac_policy *p)
@@ -1366,28 +1320,10 @@ void ac_recip_init(struct ac_recip *r, u64 div)
 	r->shift = AC_RECIP_BITS + l;
 }
 
-static u64 ac_mul_shr(u64 a, u64 b, u32 shift)
+/* A dividend ac_recip_div() does not multiply: divided. */
+u64 ac_recip_div_slow(const struct ac_recip *r, u64 n)
 {
-#ifdef __KERNEL__
-	return mul_u64_u64_shr(a, b, shift);
-#else
-	return (u64)(((__uint128_t)a * b) >> shift);
-#endif
-}
-
-u64 ac_recip_div(const struct ac_recip *r, u64 n)
-{
-	if (!r->mul)
-		return r->shift < 64 ? n >> r->shift : ac_div64(n, r->div);
-	if (n >> AC_RECIP_BITS)
-		return ac_div64(n, r->div);
-	return ac_mul_shr(n, r->mul, r->shift);
-}
-
-/* @n mod the divisor of @r, with @n / divisor as @r divides it. */
-static u64 ac_recip_mod(const struct ac_recip *r, u64 n)
-{
-	return n - ac_recip_div(r, n) * r->div;
+	return ac_div64(n, r->div);
 }
 
 void ac_map_prepare(struct ac_map *m)
@@ -1403,44 +1339,9 @@ void ac_map_prepare(struct ac_map *m)
 	ac_recip_init(&m->by_die, m->per_die);
 }
 
-/* ac_map_group(), inline for ac_map_unit(): both are on every insert. */
-static __always_inline u32 ac_map_chan(const struct ac_map *m, u64 sector)
-{
-	u64 group;
-
-	if (m->nr <= 1)
-		return 0;
-	if (m->mapping == AC_MAP_STRIPE)
-		return (u32)ac_recip_mod(&m->by_nr,
-					 ac_recip_div(&m->by_stripe, sector));
-	if (!m->per_chan)
-		return 0;
-	group = ac_recip_div(&m->by_chan, sector);
-	return group < m->nr ? (u32)group : m->nr - 1;
-}
-
 u32 ac_map_group(const struct ac_map *m, u64 sector)
 {
 	return ac_map_chan(m, sector);
-}
-
-u32 ac_map_unit(const struct ac_map *m, u64 sector)
-{
-	u64 die;
-	u32 c;
-
-	if (!m->nr_channels)
-		return 0;
-	if (m->mapping == AC_MAP_STRIPE)
-		return (u32)ac_recip_mod(&m->by_units,
-					 ac_recip_div(&m->by_stripe, sector));
-	c = ac_map_chan(m, sector);
-	if (m->nr_dies == 1 || !m->per_die)
-		return c;
-	die = ac_recip_div(&m->by_die, sector - (u64)c * m->per_chan);
-	if (die >= m->nr_dies)
-		die = m->nr_dies - 1;
-	return (u32)die * m->nr + c;
 }
 
 u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)

@@ -22,6 +22,7 @@
 
 #ifdef __KERNEL__
 #include <linux/atomic.h>
+#include <linux/math64.h>
 #include <linux/types.h>
 #else
 #include "ac-user-types.h"	/* tests/unit: u8..s64 and atomic_t in user space */
@@ -260,8 +261,71 @@ static inline u32 ac_occ_total(const struct ac_occupancy *occ)
 	return occ ? atomic_read(&occ->total) : 0;
 }
 
+/* Index into grp[] that stays in bounds whatever the caller passed. */
+static inline u32 ac_idx(u32 group)
+{
+	return group < AC_MAX_UNITS ? group : AC_MAX_UNITS - 1;
+}
+
+/*
+ * The glue calls ac_policy_add() and ac_policy_dispatched() for every
+ * request, and as calls they cost about a third of their work: what every
+ * request does is inline below, what only writes do is out of line in
+ * ac-policy.c (issue 16).  The three out-of-line parts are for these two
+ * and the policy only.
+ */
+void ac_policy_write_in(struct ac_policy *p, u32 idx, enum ac_type type);
+void ac_policy_write_out(struct ac_policy *p, u32 idx, enum ac_type type);
+void ac_phase_end(struct ac_policy *p);
+
+/* Count one more request of @type in unit @idx. */
+static __always_inline void ac_count(struct ac_policy *p, u32 idx,
+				     enum ac_type type)
+{
+	if (!p->grp[idx].nr[type]++)
+		p->queued_units[type][idx / 64] |= 1ULL << (idx % 64);
+	p->queued[type]++;
+}
+
+/* Count one request of @type fewer in unit @idx; false if there was none. */
+static __always_inline bool ac_uncount(struct ac_policy *p, u32 idx,
+				       enum ac_type type)
+{
+	struct ac_group *g = &p->grp[idx];
+
+	if (!g->nr[type] || !p->queued[type])
+		return false;
+	if (!--g->nr[type])
+		p->queued_units[type][idx / 64] &= ~(1ULL << (idx % 64));
+	p->queued[type]--;
+	return true;
+}
+
+/* Read flag of unit @idx after a read left it: @served, or removed. */
+static __always_inline void ac_left_read(struct ac_policy *p, u32 idx,
+					 bool served)
+{
+	struct ac_group *g = &p->grp[idx];
+
+	if (!g->nr[AC_READ_SYNC] && !g->nr[AC_READ_ASYNC])
+		g->rflag = AC_R_ZERO;
+	else if (served)
+		g->rflag = AC_R_END;
+}
+
 /* A request of @type was queued in unit @group (Algorithm 1, steps 4 and 5). */
-void ac_policy_add(struct ac_policy *p, u32 group, enum ac_type type);
+static __always_inline void ac_policy_add(struct ac_policy *p, u32 group,
+					  enum ac_type type)
+{
+	u32 idx = ac_idx(group);
+
+	ac_count(p, idx, type);
+	/* keep END (spec section 3, clarification) */
+	if (ac_type_is_write(type))
+		ac_policy_write_in(p, idx, type);
+	else if (p->grp[idx].rflag == AC_R_ZERO)
+		p->grp[idx].rflag = AC_R_PEND;
+}
 
 /* A queued request left without being dispatched (merged into another). */
 void ac_policy_remove(struct ac_policy *p, u32 group, enum ac_type type);
@@ -284,8 +348,24 @@ struct ac_pick ac_policy_pick_general(struct ac_policy *p,
 				      u64 now);
 
 /* A request of @type from @group was dispatched; @expired as picked. */
-void ac_policy_dispatched(struct ac_policy *p, u32 group, enum ac_type type,
-			  bool expired);
+static __always_inline void ac_policy_dispatched(struct ac_policy *p,
+						 u32 group, enum ac_type type,
+						 bool expired)
+{
+	u32 idx = ac_idx(group);
+
+	p->stats.dispatched[type]++;
+	if (expired)
+		p->stats.expired[type]++;
+	if (ac_type_is_write(type)) {
+		ac_policy_write_out(p, idx, type);
+	} else if (ac_uncount(p, idx, type)) {
+		ac_left_read(p, idx, true);
+		p->last_read = idx;
+	}
+	if (p->phase_left && !--p->phase_left)
+		ac_phase_end(p);
+}
 
 /*
  * Sub-group of a request starting at @sector on a device of @capacity
@@ -312,7 +392,36 @@ struct ac_recip {
 };
 
 void ac_recip_init(struct ac_recip *r, u64 div);
-u64 ac_recip_div(const struct ac_recip *r, u64 n);
+u64 ac_recip_div_slow(const struct ac_recip *r, u64 n);
+
+static __always_inline u64 ac_mul_shr(u64 a, u64 b, u32 shift)
+{
+#ifdef __KERNEL__
+	return mul_u64_u64_shr(a, b, shift);
+#else
+	return (u64)(((__uint128_t)a * b) >> shift);
+#endif
+}
+
+/*
+ * @n / the divisor of @r.  Inline, as are the mappings built on it below:
+ * a sector is mapped at every insert, and the call cost about as much as
+ * the mapping (issue 16).
+ */
+static __always_inline u64 ac_recip_div(const struct ac_recip *r, u64 n)
+{
+	if (!r->mul)
+		return r->shift < 64 ? n >> r->shift : ac_recip_div_slow(r, n);
+	if (n >> AC_RECIP_BITS)
+		return ac_recip_div_slow(r, n);
+	return ac_mul_shr(n, r->mul, r->shift);
+}
+
+/* @n mod the divisor of @r. */
+static __always_inline u64 ac_recip_mod(const struct ac_recip *r, u64 n)
+{
+	return n - ac_recip_div(r, n) * r->div;
+}
 
 /*
  * A channel mapping: the arguments of ac_map_sector() in one place, and
@@ -339,6 +448,22 @@ struct ac_map {
 
 void ac_map_prepare(struct ac_map *m);
 
+/* Channel of @sector under @m: ac_map_group(), inline for ac_map_unit(). */
+static __always_inline u32 ac_map_chan(const struct ac_map *m, u64 sector)
+{
+	u64 group;
+
+	if (m->nr <= 1)
+		return 0;
+	if (m->mapping == AC_MAP_STRIPE)
+		return (u32)ac_recip_mod(&m->by_nr,
+					 ac_recip_div(&m->by_stripe, sector));
+	if (!m->per_chan)
+		return 0;
+	group = ac_recip_div(&m->by_chan, sector);
+	return group < m->nr ? (u32)group : m->nr - 1;
+}
+
 /*
  * Unit (spec 4.4) of a request starting at @sector: die * nr_channels +
  * channel.  Stripe: chunk k = sector / stripe is on channel k mod
@@ -346,7 +471,24 @@ void ac_map_prepare(struct ac_map *m);
  * (ac_map_sector()) is split into dies equal parts.  Always below
  * nr_channels * dies (0 when that is 0 or 1).
  */
-u32 ac_map_unit(const struct ac_map *m, u64 sector);
+static __always_inline u32 ac_map_unit(const struct ac_map *m, u64 sector)
+{
+	u64 die;
+	u32 c;
+
+	if (!m->nr_channels)
+		return 0;
+	if (m->mapping == AC_MAP_STRIPE)
+		return (u32)ac_recip_mod(&m->by_units,
+					 ac_recip_div(&m->by_stripe, sector));
+	c = ac_map_chan(m, sector);
+	if (m->nr_dies == 1 || !m->per_die)
+		return c;
+	die = ac_recip_div(&m->by_die, sector - (u64)c * m->per_chan);
+	if (die >= m->nr_dies)
+		die = m->nr_dies - 1;
+	return (u32)die * m->nr + c;
+}
 
 /* ac_map_sector() of @sector under @m, without dividing. */
 u32 ac_map_group(const struct ac_map *m, u64 sector);
