@@ -612,6 +612,14 @@ static void test_no_occupancy_is_rotation(void)
 	}
 }
 
+/* 2 channels x 2 dies, cap 1, unit_spare on, slots for two per unit. */
+static void setup_spare(struct ac_policy *p)
+{
+	setup(p, 2, 2, 1);
+	p->dev_slots = 8;
+	p->unit_spare = 1;
+}
+
 /*
  * Slots to spare (ac_slots_spare()): 2 channels x 2 dies, cap 1.  Reads
  * queued on units 0 and 1 only, both busy.  With 4 slots and 2 taken, the
@@ -647,9 +655,7 @@ static void test_cap_spare_slots(void)
 	CHECK_EQ(p.stats.cap_spare, 2);
 
 	/* one past the cap with a write there only when no clear unit can */
-	setup(&p, 2, 2, 1);
-	p.dev_slots = 8;
-	p.unit_spare = 1;
+	setup_spare(&p);
 	busy(0, 1, true);
 	busy(1, 1, false);
 	ac_policy_add(&p, 0, RS);
@@ -662,9 +668,7 @@ static void test_cap_spare_slots(void)
 	CHECK_EQ(p.stats.cap_spare, 2);
 
 	/* never onto a unit where a write of ours waits for room */
-	setup(&p, 2, 2, 1);
-	p.dev_slots = 8;
-	p.unit_spare = 1;
+	setup_spare(&p);
 	busy(0, 1, true);
 	busy(1, 1, true);
 	ac_policy_add(&p, 1, WS);
@@ -942,24 +946,9 @@ static bool o_write_lift_ok(const struct ac_policy *p, u32 u)
 }
 
 /*
- * Whether a read may go past the cap to @u: by one at most, no write of
- * ours there or queued.
+ * Whether a read may go past the cap to unit @u, where a write of ours may
+ * be at the device: by one at most, and no write of ours queued for it.
  */
-static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
-{
-	u32 i;
-
-	if (atomic_read(&occ.all[u]) > (int)p->unit_depth ||
-	    atomic_read(&occ.writes[u]))
-		return false;
-	for (i = 0; i < n; i++)
-		if (oreq[i].state == 0 && oreq[i].unit == u &&
-		    ac_type_is_write(oreq[i].type))
-			return false;
-	return true;
-}
-
-/* Whether a read may go past the cap to unit @u where a write of ours is at the device. */
 static bool o_lift_any_ok(const struct ac_policy *p, u32 n, u32 u)
 {
 	u32 i;
@@ -971,6 +960,12 @@ static bool o_lift_any_ok(const struct ac_policy *p, u32 n, u32 u)
 		    ac_type_is_write(oreq[i].type))
 			return false;
 	return true;
+}
+
+/* The same, to a unit clear of writes: none of ours there either. */
+static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
+{
+	return !atomic_read(&occ.writes[u]) && o_lift_any_ok(p, n, u);
 }
 
 /* Whether a queued read of @type may go past the cap to a unit clear of writes. */
