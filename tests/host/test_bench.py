@@ -59,14 +59,28 @@ def test_biolatency_window_takes_the_seconds_of_the_measured_window():
     assert gb.biolatency_parse(text) == {"Read": {8192: 3 + 4 + 5}}
 
 
-FAKE_BIOLATENCY = """#!/bin/sh
-trap 'echo 23:59:59; echo "flags = Read"; echo "      8192 -> 16383      : 100      |*|"; exit 0' INT
-echo "Tracing block device I/O... Hit Ctrl-C to end."
-while :; do
-    sleep 1
-    echo 12:00:00; echo "flags = Read"; echo "      8192 -> 16383      : 2        |*|"
-done
-"""
+# In Python, not sh: a shell cannot trap a signal ignored when it started
+# (POSIX), and a CI started in the background without job control ignores
+# SIGINT; the fake then never ended.  biolatency itself (C) sets its
+# handler whatever it inherited, and so does this.
+FAKE_BIOLATENCY = """#!%s
+import signal, sys, time
+
+def interval(stamp, count):
+    print(stamp)
+    print("flags = Read")
+    print("      8192 -> 16383      : %%d        |*|" %% count, flush=True)
+
+def on_int(sig, frame):
+    interval("23:59:59", 100)
+    sys.exit(0)
+
+signal.signal(signal.SIGINT, on_int)
+print("Tracing block device I/O... Hit Ctrl-C to end.", flush=True)
+while True:
+    time.sleep(1)
+    interval("12:00:00", 2)
+""" % sys.executable
 
 
 def test_biolatency_attaches_first_and_ends_on_sigint(tmp_path):
