@@ -311,3 +311,57 @@ def test_test_goes_on_after_a_broken_kernel(tmp_path):
     assert lines[-1] == "0 passed, 2 failed", res.stdout[-3000:]
     assert any(ln.startswith("6.12 ") and "FAILED" in ln for ln in lines), res.stdout[-3000:]
     assert any(ln.startswith("6.1 ") and "FAILED" in ln for ln in lines), res.stdout[-3000:]
+
+
+BOOT_OOPS = """[    2.889839] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    2.893460] Call Trace:
+[    2.896632] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+@pytest.mark.parametrize("console,files,died", [
+    (BOOT_OOPS, [], True),
+    ("[    1.0] clean boot\n", [], False),
+    ("[    3.1] ac-vm: guest 6.12.95 up; running: true\n" + BOOT_OOPS, [], False),
+    (BOOT_OOPS, ["output.log"], False),
+    (BOOT_OOPS, ["status"], False),
+])
+def test_died_at_boot_only_before_the_command(tmp_path, console, files, died):
+    """A guest is booted again only when it died before its command began:
+    a kernel report, and neither guest-run's first line nor any file of the
+    command's.  A death after that is the run's, and fails it."""
+    for f in files:
+        (tmp_path / f).write_text("0\n")
+    reports = ac_vm_module().died_at_boot(str(tmp_path), False, console)
+    assert bool(reports) == died, reports
+    assert not ac_vm_module().died_at_boot(str(tmp_path), True, console)
+
+
+# Stands in for qemu-system-x86_64: a guest whose kernel dies at boot, and
+# counts its boots.
+QEMU_OOPS_STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "QEMU emulator version 7.2.0"; exit 0; fi
+echo boot >> %(count)s
+printf '%%s' %(oops)s
+exit 1
+"""
+
+
+def test_guest_dead_at_boot_is_booted_once_more(tmp_path):
+    """A guest that dies at boot is booted a second time, once, said so,
+    its first console kept; dead again, the run fails."""
+    stub, count = tmp_path / "qemu-oops", tmp_path / "boots"
+    stub.write_text(QEMU_OOPS_STUB % {"count": shlex.quote(str(count)),
+                                      "oops": shlex.quote(BOOT_OOPS)})
+    stub.chmod(0o755)
+    res = subprocess.run([AC_VM, "--out", str(tmp_path / "out"), "run", "6.12", "--no-build",
+                          "--timeout", "120", "--", "true"],
+                         env=dict(os.environ, AC_VM_QEMU=str(stub)), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=3600)
+    assert res.returncode == 1, res.stdout[-3000:]
+    assert count.read_text().count("boot") == 2, res.stdout[-3000:]
+    assert "died at boot, before its command ran" in res.stdout, res.stdout[-3000:]
+    runs = list((tmp_path / "out").glob("run-6.12-2*"))
+    assert len(runs) == 1
+    assert "Oops: int3" in (runs[0] / "console-died-at-boot.log").read_text()
+    assert (runs[0] / "boot-retried").exists()
