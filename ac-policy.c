@@ -245,11 +245,6 @@ static u32 ac_chan(const struct ac_policy *p, u32 idx)
 	return ac_wrap(idx, ac_nr(p));
 }
 
-static u32 ac_reads(const struct ac_group *g)
-{
-	return g->nr[AC_READ_SYNC] + g->nr[AC_READ_ASYNC];
-}
-
 static u32 ac_writes(const struct ac_group *g)
 {
 	return g->nr[AC_WRITE_SYNC] + g->nr[AC_WRITE_ASYNC];
@@ -665,15 +660,20 @@ static __always_inline bool ac_read_fresh(const struct ac_policy *p, u32 u,
 }
 
 /*
- * Whether a read may go past unit_depth to unit @u: by one request at
- * most, not behind a write of ours, and not while writes wait for @u to
+ * Whether a read may go past unit_depth to unit @u, a write of ours there
+ * or not: by one request at most, and not while writes wait for @u to
  * have room (a read stacked on a die keeps it from ever falling idle for
  * them).
  */
+static __always_inline bool ac_lift_any_ok(const struct ac_policy *p, u32 u)
+{
+	return ac_occ_all(p->occ, u) <= p->unit_depth && !ac_writes(&p->grp[u]);
+}
+
+/* The same, and not behind a write of ours. */
 static __always_inline bool ac_lift_ok(const struct ac_policy *p, u32 u)
 {
-	return ac_occ_all(p->occ, u) <= p->unit_depth &&
-	       !ac_occ_writes(p->occ, u) && !ac_writes(&p->grp[u]);
+	return ac_lift_any_ok(p, u) && !ac_occ_writes(p->occ, u);
 }
 
 /*
@@ -704,7 +704,7 @@ static __always_inline bool ac_lift_held(const struct ac_policy *p, u32 u,
 		return ac_capped(p, u);
 	if (lift == AC_LIFT_CLEAR)
 		return !ac_lift_ok(p, u);
-	return ac_occ_all(p->occ, u) > p->unit_depth || ac_writes(&p->grp[u]);
+	return !ac_lift_any_ok(p, u);
 }
 
 /*

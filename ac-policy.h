@@ -301,13 +301,19 @@ static __always_inline bool ac_uncount(struct ac_policy *p, u32 idx,
 	return true;
 }
 
+/* Reads queued in unit @g. */
+static inline u32 ac_reads(const struct ac_group *g)
+{
+	return g->nr[AC_READ_SYNC] + g->nr[AC_READ_ASYNC];
+}
+
 /* Read flag of unit @idx after a read left it: @served, or removed. */
 static __always_inline void ac_left_read(struct ac_policy *p, u32 idx,
 					 bool served)
 {
 	struct ac_group *g = &p->grp[idx];
 
-	if (!g->nr[AC_READ_SYNC] && !g->nr[AC_READ_ASYNC])
+	if (!ac_reads(g))
 		g->rflag = AC_R_ZERO;
 	else if (served)
 		g->rflag = AC_R_END;
