@@ -1020,9 +1020,11 @@ static bool ac_has_work(struct blk_mq_hw_ctx *hctx)
 	/*
 	 * Requests held back by caps are not work: a completion runs the
 	 * queue when one may go (ac_occ_put()), so the core must not poll.
+	 * The sorted requests first: they are the usual work, and the
+	 * dispatch list's two pointers need not be read then (issue 16).
 	 */
-	return !list_empty_careful(&ad->dispatch) ||
-	       (READ_ONCE(ad->nr_sorted) && !READ_ONCE(ad->cap_waiting));
+	return (READ_ONCE(ad->nr_sorted) && !READ_ONCE(ad->cap_waiting)) ||
+	       !list_empty_careful(&ad->dispatch);
 }
 
 /*
