@@ -365,3 +365,61 @@ def test_guest_dead_at_boot_is_booted_once_more(tmp_path):
     assert len(runs) == 1
     assert "Oops: int3" in (runs[0] / "console-died-at-boot.log").read_text()
     assert (runs[0] / "boot-retried").exists()
+
+
+# Stands in for qemu-system-x86_64: a guest that comes up with a kernel
+# report already in its log, as tests/guest/guest-run finds it (it writes
+# boot-report and runs nothing), on the boots listed; on the others a guest
+# whose command ran and passed.
+QEMU_REPORT_STUB = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "QEMU emulator version 7.2.0"; exit 0; fi
+echo boot >> %(count)s
+n=$(wc -l < %(count)s)
+for d in %(out)s/run-6.12-2*/; do
+    case " %(report_on)s " in
+    *" $n "*)
+        echo "[    8.2] BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x122/0x270"
+        echo "BUG: [    8.2] BUG: KASAN: wild-memory-access in do_raw_spin_lock" > "$d/boot-report"
+        echo "[    8.2] BUG: KASAN: wild-memory-access in do_raw_spin_lock" > "$d/dmesg.txt"
+        echo "debug_locks: 0" > "$d/lockdep_stats" ;;
+    *)
+        echo "[    9.0] ac-vm: guest 6.12.95 up; running: true"
+        echo "[    9.0] ac-vm: guest 6.12.95 up; running: true" > "$d/dmesg.txt"
+        echo "debug_locks: 1" > "$d/lockdep_stats"
+        : > "$d/output.log"
+        echo 0 > "$d/status" ;;
+    esac
+done
+exit 1
+"""
+
+
+@pytest.mark.parametrize("report_on,ok", [("1", True), ("1 2", False)])
+def test_guest_reported_at_boot_is_booted_once_more(tmp_path, report_on, ok):
+    """A guest whose kernel reported before the command (guest-run then runs
+    nothing) is booted a second time, once, said so, with the first boot's
+    console, report, log and lockdep state kept apart; reported again, the
+    run fails and says so."""
+    stub, count, out = tmp_path / "qemu-report", tmp_path / "boots", tmp_path / "out"
+    stub.write_text(QEMU_REPORT_STUB % {"count": shlex.quote(str(count)),
+                                        "out": shlex.quote(str(out)),
+                                        "report_on": report_on})
+    stub.chmod(0o755)
+    res = subprocess.run([AC_VM, "--out", str(out), "run", "6.12", "--no-build",
+                          "--timeout", "120", "--", "true"],
+                         env=dict(os.environ, AC_VM_QEMU=str(stub)), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=3600)
+    assert res.returncode == (0 if ok else 1), res.stdout[-3000:]
+    assert count.read_text().count("boot") == 2, res.stdout[-3000:]
+    assert "reported at boot, before its command ran" in res.stdout, res.stdout[-3000:]
+    runs = list(out.glob("run-6.12-2*"))
+    assert len(runs) == 1
+    assert "KASAN" in (runs[0] / "console-reported-at-boot.log").read_text()
+    assert "KASAN" in (runs[0] / "boot-report-first").read_text()
+    assert "debug_locks: 0" in (runs[0] / "lockdep_stats-first").read_text()
+    assert (runs[0] / "boot-retried").exists()
+    if ok:
+        assert "lockdep switched itself off" not in res.stdout, res.stdout[-3000:]
+    else:
+        assert "the kernel reported at boot, before the command, which did not run" in res.stdout
+        assert "on both boots" in res.stdout, res.stdout[-3000:]
