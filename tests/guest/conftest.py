@@ -38,6 +38,23 @@ STOCK_SCHEDULERS = ["none", "mq-deadline", "kyber", "bfq"]
 PRIMARY_SERIES = "6.12"
 
 
+# Each failure as it happens, for the host: pytest prints its report only at
+# the end, so a run killed at its time limit lost the messages of the
+# failures before (scripts/ac-vm reads this file when there is no JUnit).
+FAILURES_FILE = "failures.txt"
+
+
+def pytest_runtest_logreport(report):
+    if not report.failed:
+        return
+    lines = report.longreprtext.strip().splitlines() or ["?"]
+    said = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    with open(os.path.join(OUT, FAILURES_FILE), "a") as f:
+        f.write("%s (%s): %s\n%s\n\n" % (report.nodeid, report.when,
+                                          (said or lines[-1:])[0][:300],
+                                          report.longreprtext))
+
+
 def on_primary_kernel():
     return (KVER.replace("-debug", "") == PRIMARY_SERIES
             or os.environ.get("AC_EVERY_KERNEL") == "1")

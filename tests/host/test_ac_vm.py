@@ -423,3 +423,18 @@ def test_guest_reported_at_boot_is_booted_once_more(tmp_path, report_on, ok):
     else:
         assert "the kernel reported at boot, before the command, which did not run" in res.stdout
         assert "on both boots" in res.stdout, res.stdout[-3000:]
+
+
+def test_early_failures_only_without_junit(tmp_path):
+    """The failures the guest's conftest recorded as they happened are
+    reported when the run left no JUnit file (killed at its time limit),
+    and only then."""
+    (tmp_path / "failures.txt").write_text(
+        "tests/guest/test_floor.py::test_floor_elevator_runs_verified_io (call): "
+        "AssertionError: 512\ndef test_floor_elevator_runs_verified_io(null_blk):\n"
+        "E       AssertionError: 512\n\n")
+    got = ac_vm_module().early_failures(str(tmp_path))
+    assert got == ["failure tests/guest/test_floor.py::test_floor_elevator_runs_verified_io "
+                   "(call, before the run was cut short): AssertionError: 512"], got
+    (tmp_path / "junit.xml").write_text("<testsuite tests='1'/>")
+    assert ac_vm_module().early_failures(str(tmp_path)) == []
