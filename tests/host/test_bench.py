@@ -818,3 +818,83 @@ def test_insn_report_counts_instructions_per_io_by_function(tmp_path):
            if line.startswith("randread")}
     assert own[("randread", "j1", "ac:new")] == ["27.0", "(27.0)"]
     assert own[("randread", "j1", "floor")] == ["6.0", "(6.0)"]
+
+
+def test_insn_report_marginal_cost_cancels_a_runs_fixed_cost(tmp_path):
+    """insn-probe --ios: a short and a long run per point.  A fixed cost per
+    run (fio's start: 9000 user instructions, 4000 in the kernel) weighs on
+    the short run's per-I/O figure four times as much as on the long one's;
+    their difference is the cost of the extra I/Os alone."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "kallsyms-kernel").write_text(
+        "ffffffff81000000 T clear_page_erms\nffffffff81000100 T blk_mq_submit_bio\n")
+    (run / "kallsyms-null_blk").write_text(
+        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
+    (run / "insn-runs.json").write_text(json.dumps([
+        dict(snap=1, conf="floor", workload="randread", jobs=1, round=0, ios=100, length="short"),
+        dict(snap=3, conf="floor", workload="randread", jobs=1, round=0, ios=400, length="long"),
+    ]))
+    # per I/O: 30 user, 50 in blk_mq_submit_bio, 6 in the floor; per run:
+    # 9000 user and 4000 in clear_page_erms
+    for snap, ios in ((1, 100), (3, 400)):
+        (tmp_path / ("snap.%d" % snap)).write_text(
+            "0 1 %d\nffffffff81000000 40 100\nffffffff81000110 50 %d\n"
+            "ffffffffc0100008 6 %d\n" % (9000 + 30 * ios, ios, ios))
+    report = os.path.join(BENCH, "insn-prof", "insn-report")
+    out = subprocess.run([sys.executable, report, str(tmp_path / "snap"), str(run), "--own"],
+                         check=True, capture_output=True, text=True).stdout
+    assert "marginal cost" in out
+    # (30 + 50 + 6) per I/O, the fixed 13000 gone; kernel: 56
+    assert "floor          n=1  all      86 [     86-     86]  kernel      56" in out
+    own = [line.split() for line in out.splitlines() if line.startswith("randread ")]
+    assert own == [["randread", "j1", "floor", "6.0", "(6.0)"]]
+
+
+def test_insn_report_summary_gives_issue_16_goals_in_instructions(tmp_path):
+    """--summary: per point, AC's CPU per I/O against the floor as the
+    floor's whole-guest count plus the difference in the I/O path, over
+    the floor's count; and AC's I/O path against mq-deadline's."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "kallsyms-kernel").write_text(
+        "ffffffff81000000 T clear_page_erms\nffffffff81000100 T blk_mq_submit_bio\n"
+        "ffffffff81000200 T dd_insert_requests\n")
+    (run / "kallsyms-null_blk").write_text(
+        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
+    (run / "kallsyms-head").write_text("ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n")
+    # per I/O: 9000 outside the I/O path (user space and clear_page_erms),
+    # 1000 in blk_mq_submit_bio, and the elevator's own: floor 100, AC 600,
+    # mq-deadline 700
+    own = {"floor": "ffffffffc0100008 %d %%d\n" % 100,
+           "ac:head": "ffffffffc0200008 %d %%d\n" % 600,
+           "mq-deadline": "ffffffff81000208 %d %%d\n" % 700}
+    runs, snap = [], 0
+    for conf, text in own.items():
+        for length, ios in (("short", 100), ("long", 400)):
+            snap += 1
+            runs.append(dict(snap=snap, conf=conf, workload="randread", jobs=1, round=0,
+                             ios=ios, length=length))
+            # AC's run met twice the page clearing: outside the path, noise
+            clear = 200 if conf == "ac:head" else 100
+            (tmp_path / ("snap.%d" % snap)).write_text(
+                "0 1 %d\nffffffff81000000 10 %d\nffffffff81000110 1000 %d\n" % (
+                    5000 + 8000 * ios, 3000 + clear * ios, ios) + text % ios)
+    (run / "insn-runs.json").write_text(json.dumps(runs))
+    report = os.path.join(BENCH, "insn-prof", "insn-report")
+    subprocess.run([sys.executable, report, str(tmp_path / "snap"), str(run),
+                    "--summary", str(tmp_path / "out")], check=True, capture_output=True)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    g = {x["name"]: x for x in summary["goals"]}
+    # floor 10100 per I/O, of which 1100 in the path; AC's path 1600 (its
+    # whole 11600, 1000 of them page clearing, is in the note only)
+    cpu = g["instructions: AC CPU per I/O <= 1.05 x floor"]
+    assert cpu["measured"] == round(10600 / 10100, 4) and cpu["met"] is True
+    assert "whole guest 11600 [11600-11600] vs 10100 [10100-10100], 1.149" in cpu["note"]
+    iops = g["instructions: AC IOPS >= 0.97 x floor, if CPU-bound"]
+    assert iops["measured"] == round(10100 / 10600, 4) and iops["met"] is False
+    path = g["instructions: AC I/O path <= the better of mq-deadline and kyber"]
+    assert path["against"] == "mq-deadline"
+    assert path["measured"] == round(1600 / 1700, 4) and path["met"] is True
+    assert "| randread | 1 | ac:head | 11600 [11600-11600] | 1600 [1600-1600] |" in \
+        (tmp_path / "out" / "summary.md").read_text()
