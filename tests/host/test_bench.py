@@ -776,23 +776,32 @@ def test_insn_prof_plugin_builds_warning_free(tmp_path):
     assert so.stat().st_size > 0
 
 
+FLOOR_SYMS = "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n"
+
+
+def insn_run_dir(tmp_path, kernel_syms, runs, **module_syms):
+    """The run directory insn-probe leaves: the kernel's symbols, null_blk's
+    and the floor's, each AC build's (kallsyms-<build>), and the run list."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "kallsyms-kernel").write_text(
+        "".join("ffffffff81%06x T %s\n" % (0x100 * i, name) for i, name in enumerate(kernel_syms)))
+    (run / "kallsyms-null_blk").write_text(FLOOR_SYMS)
+    for build, text in module_syms.items():
+        (run / ("kallsyms-" + build)).write_text(text)
+    (run / "insn-runs.json").write_text(json.dumps(runs))
+    return run
+
+
 def test_insn_report_counts_instructions_per_io_by_function(tmp_path):
     """Two snapshots as the plugin writes them (vaddr, insns per block,
     executions; vaddr 0: user space), the symbols insn-probe saves, and the
     run list: per I/O, by function, against the floor."""
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "kallsyms-kernel").write_text(
-        "ffffffff81000000 T blk_mq_submit_bio\nffffffff81000100 T blk_mq_end_request\n")
-    (run / "kallsyms-null_blk").write_text(
-        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
-    (run / "kallsyms-new").write_text(
-        "ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n"
-        "ffffffffc0200200 t ac_dispatch_request\t[ac_iosched]\n")
-    (run / "insn-runs.json").write_text(json.dumps([
+    run = insn_run_dir(tmp_path, ["blk_mq_submit_bio", "blk_mq_end_request"], [
         dict(snap=1, conf="floor", workload="randread", jobs=1, round=0, ios=100),
         dict(snap=3, conf="ac:new", workload="randread", jobs=1, round=0, ios=200),
-    ]))
+    ], new="ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n"
+           "ffffffffc0200200 t ac_dispatch_request\t[ac_iosched]\n")
     snap = tmp_path / "snap"
     # floor: 100 I/Os, 10 blocks of 50 in blk_mq_submit_bio, 100 x 6 in the floor
     (tmp_path / "snap.1").write_text("0 1 7000\nffffffff81000010 50 10\n"
@@ -825,16 +834,10 @@ def test_insn_report_marginal_cost_cancels_a_runs_fixed_cost(tmp_path):
     run (fio's start: 9000 user instructions, 4000 in the kernel) weighs on
     the short run's per-I/O figure four times as much as on the long one's;
     their difference is the cost of the extra I/Os alone."""
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "kallsyms-kernel").write_text(
-        "ffffffff81000000 T clear_page_erms\nffffffff81000100 T blk_mq_submit_bio\n")
-    (run / "kallsyms-null_blk").write_text(
-        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
-    (run / "insn-runs.json").write_text(json.dumps([
+    run = insn_run_dir(tmp_path, ["clear_page_erms", "blk_mq_submit_bio"], [
         dict(snap=1, conf="floor", workload="randread", jobs=1, round=0, ios=100, length="short"),
         dict(snap=3, conf="floor", workload="randread", jobs=1, round=0, ios=400, length="long"),
-    ]))
+    ])
     # per I/O: 30 user, 50 in blk_mq_submit_bio, 6 in the floor; per run:
     # 9000 user and 4000 in clear_page_erms
     for snap, ios in ((1, 100), (3, 400)):
@@ -855,14 +858,6 @@ def test_insn_report_summary_gives_issue_16_goals_in_instructions(tmp_path):
     """--summary: per point, AC's CPU per I/O against the floor as the
     floor's whole-guest count plus the difference in the I/O path, over
     the floor's count; and AC's I/O path against mq-deadline's."""
-    run = tmp_path / "run"
-    run.mkdir()
-    (run / "kallsyms-kernel").write_text(
-        "ffffffff81000000 T clear_page_erms\nffffffff81000100 T blk_mq_submit_bio\n"
-        "ffffffff81000200 T dd_insert_requests\n")
-    (run / "kallsyms-null_blk").write_text(
-        "ffffffffc0100000 t floor_insert_requests\t[floor_iosched]\n")
-    (run / "kallsyms-head").write_text("ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n")
     # per I/O: 9000 outside the I/O path (user space and clear_page_erms),
     # 1000 in blk_mq_submit_bio, and the elevator's own: floor 100, AC 600,
     # mq-deadline 700
@@ -880,7 +875,8 @@ def test_insn_report_summary_gives_issue_16_goals_in_instructions(tmp_path):
             (tmp_path / ("snap.%d" % snap)).write_text(
                 "0 1 %d\nffffffff81000000 10 %d\nffffffff81000110 1000 %d\n" % (
                     5000 + 8000 * ios, 3000 + clear * ios, ios) + text % ios)
-    (run / "insn-runs.json").write_text(json.dumps(runs))
+    run = insn_run_dir(tmp_path, ["clear_page_erms", "blk_mq_submit_bio", "dd_insert_requests"],
+                       runs, head="ffffffffc0200000 t ac_insert_list\t[ac_iosched]\n")
     report = os.path.join(BENCH, "insn-prof", "insn-report")
     subprocess.run([sys.executable, report, str(tmp_path / "snap"), str(run),
                     "--summary", str(tmp_path / "out")], check=True, capture_output=True)
