@@ -216,18 +216,26 @@ static void ac_subqueues_init(struct ac_data *ad)
  * bench/experiments/2026-11-26-cpu-inlining.md).
  */
 
+/* Link @rq into the sub-queue of the unit and type stored in it. */
+static __always_inline void ac_subqueue_link(struct ac_data *ad,
+					     struct request *rq)
+{
+	enum ac_type type = ac_rq_type(rq);
+	union ac_subqueue *sq = &ad->subq[ac_rq_group(rq)][type];
+
+	if (ac_type_is_write(type))
+		elv_rb_add(&sq->writes, rq);
+	else
+		list_add_tail(ac_rq_link(rq), &sq->reads);
+}
+
 /* Put @rq into sub-queue (@group, @type) and count it in the policy. */
 static __always_inline void ac_subqueue_add(struct ac_data *ad,
 					    struct request *rq, u32 group,
 					    enum ac_type type)
 {
-	union ac_subqueue *sq = &ad->subq[group][type];
-
 	ac_rq_set_place(rq, group, type);
-	if (ac_type_is_write(type))
-		elv_rb_add(&sq->writes, rq);
-	else
-		list_add_tail(ac_rq_link(rq), &sq->reads);
+	ac_subqueue_link(ad, rq);
 	ac_policy_add(&ad->policy, group, type);
 }
 
@@ -246,8 +254,9 @@ static __always_inline void ac_subqueue_del(struct ac_data *ad,
 }
 
 /*
- * Take a queued request off its FIFO, its sub-queue and the merge hash.  The
- * caller tells the policy why it left (dispatched or merged).
+ * Take a queued request off its FIFO, its sub-queue and the merge hash (or
+ * out of the lone slot).  The caller tells the policy why it left
+ * (dispatched or merged).
  */
 static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 {
@@ -255,11 +264,16 @@ static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 
 	lockdep_assert_held(&ad->lock);
 
-	list_del_init(&rq->queuelist);
-	ac_subqueue_del(ad, rq);
-	elv_rqhash_del(q, rq);
-	if (q->last_merge == rq)
-		q->last_merge = NULL;
+	if (rq == ad->lone) {
+		ad->lone = NULL;
+		ad->stats.lone++;
+	} else {
+		list_del_init(&rq->queuelist);
+		ac_subqueue_del(ad, rq);
+		elv_rqhash_del(q, rq);
+		if (q->last_merge == rq)
+			q->last_merge = NULL;
+	}
 	ac_rq_set_flags(rq, ac_rq_flags(rq) & ~AC_RQ_SORTED);
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
 }
@@ -320,6 +334,8 @@ static void ac_absorb(struct ac_data *ad, struct request *rq,
 
 	if (!(ac_rq_flags(rq) & AC_RQ_SORTED))
 		return;
+	/* merges find only listed requests; should one find this one */
+	ac_unpark(ad);
 	if (from == ac_sync_type(type))
 		to = from;
 	if (to == type && !time_before64(expire, rq->fifo_time))
@@ -371,6 +387,8 @@ void ac_regroup(struct ac_data *ad)
 
 	lockdep_assert_held(&ad->lock);
 
+	/* the walk below finds queued requests on the FIFOs */
+	ac_unpark(ad);
 	ac_subqueues_init(ad);
 	ad->capacity = ac_disk_capacity(ad);
 	ac_map_update(ad);
@@ -397,15 +415,51 @@ void ac_tunables_changed(struct ac_data *ad)
 	blk_mq_run_hw_queues(ad->q, true);
 }
 
+/* Put queued @rq on its FIFO, its sub-queue and the merge hash. */
+static __always_inline void ac_list(struct ac_data *ad, struct request *rq)
+{
+	struct request_queue *q = ad->q;
+
+	ac_subqueue_link(ad, rq);
+	list_add_tail(&rq->queuelist, &ad->fifo[ac_rq_type(rq)]);
+	if (rq_mergeable(rq)) {
+		elv_rqhash_add(q, rq);
+		if (!q->last_merge)
+			q->last_merge = rq;
+	}
+}
+
 /*
- * Queue @rq for AC's ordering: FIFO of its type with its deadline, sub-queue
- * of its sub-group, merge hash.
+ * The request in the lone slot goes on the lists: another is queued beside
+ * it, or something must find it there (a merge, a regroup, debugfs).  The
+ * lists are empty while a request is in the slot, so its place on its FIFO
+ * is the only one.
+ */
+void ac_unpark(struct ac_data *ad)
+{
+	struct request *rq = ad->lone;
+
+	lockdep_assert_held(&ad->lock);
+
+	if (!rq)
+		return;
+	ad->lone = NULL;
+	ac_list(ad, rq);
+}
+
+/*
+ * Queue @rq for AC's ordering: counted in the policy for its unit and type,
+ * with its deadline.  Alone in AC, it waits in the lone slot, off the lists
+ * and out of the merge hash: a device that keeps up leaves AC holding one
+ * request at a time, and each would go on three lists only to come off them
+ * at the next dispatch (issue 16).  The policy counts it as any other, so
+ * the pick is the same; the second request queued puts it on the lists.
  */
 static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 {
-	struct request_queue *q = ad->q;
 	enum ac_type type = ac_type_of(rq->cmd_flags);
 	u64 capacity = ac_disk_capacity(ad);
+	u32 group;
 
 	/*
 	 * A resized device moves the range boundaries: regroup what is queued
@@ -416,16 +470,17 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 		ac_regroup(ad);
 	}
 
-	ac_subqueue_add(ad, rq, ac_group_of(ad, blk_rq_pos(rq)), type);
+	group = ac_group_of(ad, blk_rq_pos(rq));
+	ac_rq_set_place(rq, group, type);
+	ac_policy_add(&ad->policy, group, type);
 	rq->fifo_time = ac_deadline_now(ad, type);
-	list_add_tail(&rq->queuelist, &ad->fifo[type]);
-
-	if (rq_mergeable(rq)) {
-		elv_rqhash_add(q, rq);
-		if (!q->last_merge)
-			q->last_merge = rq;
-	}
 	ac_rq_set_flags(rq, ac_rq_flags(rq) | AC_RQ_SORTED);
+	if (ad->nr_sorted) {
+		ac_unpark(ad);
+		ac_list(ad, rq);
+	} else {
+		ad->lone = rq;
+	}
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted + 1);
 }
 
@@ -558,10 +613,13 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	 * requests_merged() (see attempt_merge()), so the queued request
 	 * would be freed while still on our lists.  Their bios still merge.
 	 */
-	if (ad->nr_sorted && !blk_discard_mergable(rq) &&
-	    ac_insert_merge_ok(ad, rq) &&
-	    blk_mq_sched_try_insert_merge(ad->q, rq, free))
-		return;
+	if (ad->nr_sorted) {
+		/* the merge finds queued requests in the merge hash */
+		ac_unpark(ad);
+		if (!blk_discard_mergable(rq) && ac_insert_merge_ok(ad, rq) &&
+		    blk_mq_sched_try_insert_merge(ad->q, rq, free))
+			return;
+	}
 
 	trace_block_rq_insert(rq);
 	ac_queue_sorted(ad, rq);
@@ -628,6 +686,11 @@ static __always_inline struct request *ac_subqueue_next(struct ac_data *ad,
 	struct request *best = NULL;
 	struct rb_node *node;
 
+	/* alone in AC: the lists are empty */
+	best = ad->lone;
+	if (best)
+		return ac_rq_group(best) == group && ac_rq_type(best) == type ?
+		       best : NULL;
 	if (!ac_type_is_write(type))
 		return list_empty(&sq->reads) ? NULL :
 		       ac_link_rq(sq->reads.next);
@@ -650,6 +713,9 @@ static __always_inline struct request *ac_subqueue_next(struct ac_data *ad,
 
 static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
 {
+	/* alone in AC: the lists are empty */
+	if (ad->lone)
+		return ac_rq_type(ad->lone) == type ? ad->lone : NULL;
 	return list_first_entry_or_null(&ad->fifo[type], struct request,
 					queuelist);
 }
@@ -1047,6 +1113,8 @@ static noinline bool ac_bio_merge_queued(struct request_queue *q,
 	 */
 	if (!spin_trylock(&ad->lock))
 		return false;
+	/* the merge finds queued requests in the merge hash */
+	ac_unpark(ad);
 	/* for ac_request_merged() and ac_requests_merged() */
 	ad->merging_bio = true;
 	ad->merging_type = ac_type_of(bio->bi_opf);
@@ -1339,6 +1407,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 	cancel_delayed_work_sync(&ad->deadline_work);
 	spin_lock(&ad->lock);
 	WARN_ON_ONCE(!list_empty(&ad->dispatch));
+	WARN_ON_ONCE(ad->lone);
 	for (type = 0; type < AC_NR_TYPES; type++)
 		WARN_ON_ONCE(!list_empty(&ad->fifo[type]));
 	for (group = 0; group < AC_MAX_UNITS; group++) {

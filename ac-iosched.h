@@ -50,6 +50,7 @@ struct ac_counters {
 	u64 retyped;		/* async requests made sync by a merge */
 	u64 regroups;		/* sub-groups recomputed for all queued requests */
 	u64 resizes;		/* device capacity changes seen at insert */
+	u64 lone;		/* queued requests that left from the lone slot */
 };
 
 struct ac_data {
@@ -62,8 +63,10 @@ struct ac_data {
 	/*
 	 * Every queued ("sorted") request is on exactly one deadline FIFO,
 	 * the one of its type, in arrival order (rq->queuelist), and on the
-	 * sub-queue of its unit and type (through rq->rb_node).
+	 * sub-queue of its unit and type (through rq->rb_node); or, when it
+	 * is the only one, in the lone slot and on no list (ac_unpark()).
 	 */
+	struct request *lone;
 	struct list_head fifo[AC_NR_TYPES];
 	union ac_subqueue subq[AC_MAX_UNITS][AC_NR_TYPES];
 	/* Start of the last write dispatched from each sub-queue (C-SCAN). */
@@ -94,7 +97,10 @@ struct ac_data {
 	 */
 	struct ac_fifo_heads heads;
 
-	/* Requests on the FIFOs; has_work() reads it without the lock. */
+	/*
+	 * Requests on the FIFOs or in the lone slot; has_work() reads it
+	 * without the lock.
+	 */
 	unsigned int nr_sorted;
 
 	/* Capacity, in sectors, the sub-groups were computed for. */
@@ -215,6 +221,8 @@ void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 
 /* ac-iosched.c: recompute every queued request's sub-group (lock held). */
 void ac_regroup(struct ac_data *ad);
+/* ac-iosched.c: the request in the lone slot, if any, onto the lists (lock held). */
+void ac_unpark(struct ac_data *ad);
 /* ac-iosched.c: a tunable changed that may free held requests (no lock). */
 void ac_tunables_changed(struct ac_data *ad);
 void ac_expire_update(struct ac_data *ad);

@@ -262,6 +262,8 @@ static void *ac_list_start(struct seq_file *m, loff_t *pos)
 	__acquires(&ac_seq_data(m)->lock)
 {
 	spin_lock(&ac_seq_data(m)->lock);
+	/* a request alone in AC is on no FIFO until it is unparked */
+	ac_unpark(ac_seq_data(m));
 	return seq_list_start(ac_seq_list(m), *pos);
 }
 
