@@ -229,14 +229,21 @@ static __always_inline void ac_subqueue_link(struct ac_data *ad,
 		list_add_tail(ac_rq_link(rq), &sq->reads);
 }
 
+/* Store sub-queue (@group, @type) in @rq and count it there in the policy. */
+static __always_inline void ac_place(struct ac_data *ad, struct request *rq,
+				     u32 group, enum ac_type type)
+{
+	ac_rq_set_place(rq, group, type);
+	ac_policy_add(&ad->policy, group, type);
+}
+
 /* Put @rq into sub-queue (@group, @type) and count it in the policy. */
 static __always_inline void ac_subqueue_add(struct ac_data *ad,
 					    struct request *rq, u32 group,
 					    enum ac_type type)
 {
-	ac_rq_set_place(rq, group, type);
+	ac_place(ad, rq, group, type);
 	ac_subqueue_link(ad, rq);
-	ac_policy_add(&ad->policy, group, type);
 }
 
 /* Take @rq off its sub-queue; the policy's count is the caller's to undo. */
@@ -459,7 +466,6 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 {
 	enum ac_type type = ac_type_of(rq->cmd_flags);
 	u64 capacity = ac_disk_capacity(ad);
-	u32 group;
 
 	/*
 	 * A resized device moves the range boundaries: regroup what is queued
@@ -470,9 +476,7 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 		ac_regroup(ad);
 	}
 
-	group = ac_group_of(ad, blk_rq_pos(rq));
-	ac_rq_set_place(rq, group, type);
-	ac_policy_add(&ad->policy, group, type);
+	ac_place(ad, rq, ac_group_of(ad, blk_rq_pos(rq)), type);
 	rq->fifo_time = ac_deadline_now(ad, type);
 	ac_rq_set_flags(rq, ac_rq_flags(rq) | AC_RQ_SORTED);
 	if (ad->nr_sorted) {
@@ -683,14 +687,13 @@ static __always_inline struct request *ac_subqueue_next(struct ac_data *ad,
 {
 	union ac_subqueue *sq = &ad->subq[group][type];
 	sector_t from = ad->last_pos[group][type];
-	struct request *best = NULL;
+	struct request *best = NULL, *lone = ad->lone;
 	struct rb_node *node;
 
 	/* alone in AC: the lists are empty */
-	best = ad->lone;
-	if (best)
-		return ac_rq_group(best) == group && ac_rq_type(best) == type ?
-		       best : NULL;
+	if (lone)
+		return ac_rq_group(lone) == group && ac_rq_type(lone) == type ?
+		       lone : NULL;
 	if (!ac_type_is_write(type))
 		return list_empty(&sq->reads) ? NULL :
 		       ac_link_rq(sq->reads.next);

@@ -235,6 +235,11 @@ HELD_AC = [("nr_channels", 2), ("dies_per_channel", 2), ("mapping", "stripe"),
            ("writes_starved", 3), ("unit_writes", 2), ("write_inflight", 7)]
 
 
+def dispatched_between(before, after):
+    """Requests AC's policy dispatched between two readings of the stats."""
+    return sum(after["dispatched_" + t] - before["dispatched_" + t] for t in ac_util.TYPES)
+
+
 def test_lone_slot(ac_module, null_blk, held_ssd):
     """A request alone in AC waits in the lone slot, on none of the lists
     (issue 16), and the policy counts it as any other.  At queue depth 1
@@ -243,9 +248,7 @@ def test_lone_slot(ac_module, null_blk, held_ssd):
     the first on the lists: some leave from the lists.  Data verifies and
     the counts balance either way."""
     def moved(before, after):
-        dispatched = sum(after["dispatched_" + t] - before["dispatched_" + t]
-                         for t in ac_util.TYPES)
-        return dispatched, after["lone"] - before["lone"]
+        return dispatched_between(before, after), after["lone"] - before["lone"]
 
     dev = ac_device(null_blk)
     # nothing else reads the new device meanwhile (udev's probe)
@@ -413,7 +416,7 @@ def test_debugfs_readable(ac_module, held_ssd):
     check_counts(after)
     s = after["stats"]
     assert all(s[k] >= before[k] for k in s), (before, s)
-    dispatched = sum(s["dispatched_" + t] - before["dispatched_" + t] for t in ac_util.TYPES)
+    dispatched = dispatched_between(before, s)
     assert s["dispatched_read_sync"] > before["dispatched_read_sync"], s
     assert s["dispatched_write_sync"] > before["dispatched_write_sync"], s
     inserted = s["inserted"] - before["inserted"]
