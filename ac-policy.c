@@ -1265,6 +1265,111 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	return ac_read_picked(p, type, u);
 }
 
+/*
+ * A new phase for the lone request's direction @dir, as the general pick
+ * starts it, with the request's deadline the only one to check; whether it
+ * has passed.  Nothing else queued, the request's direction wins the phase
+ * whatever writes_starved says, and a write phase sets the count of
+ * starved read phases back to zero (the general pick first counts the read
+ * phase it ends, to no effect).
+ */
+static bool ac_lone_phase(struct ac_policy *p, enum ac_dir dir, u64 expire,
+			  u64 now)
+{
+	p->dir = dir;
+	if (dir == AC_DIR_WRITE)
+		p->starved = 0;
+	p->phase_left = ac_at_least_one(p->fifo_batch);
+	return (s64)(now - expire) >= 0;
+}
+
+/* The lone read goes to unit @idx: ac_pick_read()'s counts. */
+static void ac_lone_read(struct ac_policy *p, u32 idx)
+{
+	/* served this round, the only unit with reads: a new round */
+	if (p->grp[idx].rflag == AC_R_END)
+		p->stats.read_rounds++;
+	if (ac_in_proc(p, idx))
+		p->stats.proc_fallbacks++;
+	if (!ac_occ_all(p->occ, idx)) {
+		p->stats.reads_idle++;
+	} else {
+		p->stats.reads_busy++;
+		if (ac_occ_writes(p->occ, idx))
+			p->stats.reads_by_write++;
+	}
+}
+
+/*
+ * The lone write goes to unit @idx of channel @c: ac_pick_write() ends the
+ * batch of a channel without writes and makes @c PROC, and the write
+ * leaving ends @c's batch at once.  @picked: false if it expired, which
+ * goes without a batch.
+ */
+static void ac_lone_write(struct ac_policy *p, u32 idx, u32 c, bool picked)
+{
+	if (picked && p->proc != (int)c) {
+		if (p->proc >= 0)
+			p->grp[p->proc].wflag = AC_W_ZERO;
+		p->last_write = c;
+		p->batch_writes = 0;
+		p->stats.write_batches++;
+		p->proc = c;
+	}
+	p->grp[c].wflag = AC_W_ZERO;
+	if (p->proc == (int)c)
+		p->proc = AC_NO_GROUP;
+	p->last_write_unit = idx;
+}
+
+/*
+ * What ac_policy_add(), ac_policy_pick() and ac_policy_dispatched() would
+ * do, in one step, for a request that was queued while nothing else was
+ * and leaves before anything else is queued (the glue's lone slot): a
+ * device that keeps up leaves AC one request at a time, and counting it
+ * into the matrices only to find it there again costs each request about
+ * a hundred instructions (issue 16).  Without dies nothing caps it, no
+ * other request competes, and what the three calls leave behind is the
+ * phase and its deadline check, the read round or write batch it closes,
+ * the last read or write, and the counters; this does exactly that.
+ * tests/unit compares it, state and pick, with the three calls in every
+ * randomized sequence, whenever nothing is queued.
+ *
+ * Nothing done, AC_PICK_NONE, with dies (caps, prompt expiry) or writes
+ * held, or if anything is queued: the glue then adds the request and picks
+ * as usual.
+ */
+struct ac_pick ac_policy_lone(struct ac_policy *p, u32 group,
+			      enum ac_type type, u64 expire, u64 now)
+{
+	enum ac_dir dir = ac_type_is_write(type) ? AC_DIR_WRITE : AC_DIR_READ;
+	u32 idx = ac_idx(group);
+	bool expired = false;
+
+	if (ac_policy_dies(p) || p->writes_held || ac_policy_queued(p) ||
+	    type >= AC_NR_TYPES)
+		return ac_make_pick(AC_PICK_NONE, type, 0);
+	if (!p->phase_left || p->dir != dir)
+		expired = ac_lone_phase(p, dir, expire, now);
+	p->stats.dispatched[type]++;
+	if (expired)
+		p->stats.expired[type]++;
+	if (dir == AC_DIR_WRITE) {
+		ac_lone_write(p, idx, ac_chan(p, idx), !expired);
+	} else {
+		/* an expired read is the FIFO head's pick: no read counts */
+		if (!expired)
+			ac_lone_read(p, idx);
+		p->grp[idx].rflag = AC_R_ZERO;
+		p->last_read = idx;
+	}
+	/* the phase's last dispatch ends it; nothing waits to be starved */
+	p->phase_left--;
+	/* the expired head's pick names no unit, as ac_find_expired()'s */
+	return ac_make_pick(expired ? AC_PICK_EXPIRED : AC_PICK_GROUP, type,
+			    expired ? 0 : idx);
+}
+
 u32 ac_map_sector(enum ac_mapping mapping, u32 nr_channels, u64 sector,
 		  u64 capacity, u32 stripe_sectors)
 {

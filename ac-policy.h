@@ -353,6 +353,17 @@ struct ac_pick ac_policy_pick_general(struct ac_policy *p,
 				      const struct ac_fifo_heads *heads,
 				      u64 now);
 
+/*
+ * A request of @type in unit @group, queued while nothing else was, leaves
+ * before anything else is queued: ac_policy_add(), ac_policy_pick() (with
+ * @expire its FIFO deadline, the only head) and ac_policy_dispatched() in
+ * one step, the same pick and the same state after it.  AC_PICK_NONE, and
+ * nothing changed, where it does not apply (dies, writes held, anything
+ * queued): then the caller adds the request and picks as usual.
+ */
+struct ac_pick ac_policy_lone(struct ac_policy *p, u32 group,
+			      enum ac_type type, u64 expire, u64 now);
+
 /* A request of @type from @group was dispatched; @expired as picked. */
 static __always_inline void ac_policy_dispatched(struct ac_policy *p,
 						 u32 group, enum ac_type type,

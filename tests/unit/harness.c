@@ -153,6 +153,62 @@ static void t_same_pick(struct ac_pick a, const struct ac_policy *pa,
 		  "%s: the policy ends different", what);
 }
 
+unsigned long t_lone_applied;
+
+/*
+ * ac_policy_lone() from @p, four ways (as given; with the request late;
+ * with its unit busy, a write of ours there or not; with writes held),
+ * against what it stands for: ac_policy_add(), the general pick with the
+ * request's own head the only one, and ac_policy_dispatched().  Where it
+ * declines (dies, writes held) it must change nothing.
+ */
+void t_lone_check(const struct ac_policy *p, unsigned int group, int type,
+		  unsigned long long expire, unsigned long long now)
+{
+	static struct ac_policy lone, general;
+	static struct ac_occupancy busy;
+	struct ac_fifo_heads h = { 0 };
+	struct ac_pick k, k2;
+	int way;
+
+	if (ac_policy_queued(p))
+		return;
+	for (way = 0; way < 4; way++) {
+		unsigned long long at = way == 1 ? expire : now;
+
+		memcpy(&lone, p, sizeof(lone));
+		if (way == 2) {
+			memset(&busy, 0, sizeof(busy));
+			atomic_set(&busy.all[ac_idx(group)], 1 + (int)(at % 3));
+			atomic_set(&busy.writes[ac_idx(group)], (int)(at % 2));
+			lone.occ = &busy;
+		}
+		lone.writes_held = way == 3;
+		memcpy(&general, &lone, sizeof(general));
+		k = ac_policy_lone(&lone, group, (enum ac_type)type, expire,
+				   at);
+		if (ac_policy_dies(&general) || general.writes_held) {
+			CHECK_MSG(k.kind == AC_PICK_NONE &&
+				  !memcmp(&lone, &general, sizeof(lone)),
+				  "lone: declined, yet changed the policy");
+			continue;
+		}
+		ac_policy_add(&general, group, (enum ac_type)type);
+		memset(&h, 0, sizeof(h));
+		h.valid[type] = true;
+		h.expire[type] = expire;
+		h.unit[type] = group;
+		k2 = ac_policy_pick_general(&general, &h, at);
+		CHECK_MSG(k2.kind != AC_PICK_NONE, "lone: the general pick found none");
+		if (k2.kind != AC_PICK_NONE)
+			ac_policy_dispatched(&general, group, k2.type,
+					     k2.kind == AC_PICK_EXPIRED);
+		t_same_pick(k, &lone, k2, &general,
+			    "the lone step against add, pick and dispatch");
+		t_lone_applied++;
+	}
+}
+
 struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 		      unsigned long long now)
 {

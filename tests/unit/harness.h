@@ -63,6 +63,17 @@ struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
 extern unsigned long t_heads_skipped;
 extern unsigned long t_shortcut_picks;
 
+/*
+ * From @p with nothing queued, ac_policy_lone() for a request of @type in
+ * unit @group with deadline @expire, against ac_policy_add(), the general
+ * pick and ac_policy_dispatched(): the same pick and the same state, in
+ * several variants (late, busy unit, writes held); t_lone_applied counts
+ * the comparisons where it did not decline.  @p is not changed.
+ */
+void t_lone_check(const struct ac_policy *p, unsigned int group, int type,
+		  unsigned long long expire, unsigned long long now);
+extern unsigned long t_lone_applied;
+
 /* Check that the picks' bitmaps (queued_units) match grp[].nr, unit by unit. */
 void t_check_queued_units(const struct ac_policy *p);
 

@@ -209,6 +209,7 @@ static void m_queue(struct model *m, u32 id)
 	struct m_req *r = &m->req[id];
 
 	r->group = m_map(m, r->sector);
+	t_lone_check(&m->p, r->group, r->type, r->deadline, m->now);
 	m->cnt[r->group][r->type]++;
 	if (!ac_type_is_write(r->type) && m->rflag[r->group] == AC_R_ZERO)
 		m->rflag[r->group] = AC_R_PEND;
@@ -757,6 +758,7 @@ static void m_profile_run(const char *name)
 		struct m_profile pr = m_profiles[i];
 		unsigned long skipped = t_heads_skipped;
 		unsigned long shortcut = t_shortcut_picks;
+		unsigned long lone = t_lone_applied;
 
 		if (strcmp(pr.name, name))
 			continue;
@@ -767,6 +769,8 @@ static void m_profile_run(const char *name)
 		CHECK_MSG(t_heads_skipped > skipped, "no pick without heads");
 		/* and the pick's shortcut against the general pick */
 		CHECK_MSG(t_shortcut_picks > shortcut, "no pick by the shortcut");
+		/* and the lone step, from every empty queue, against both */
+		CHECK_MSG(t_lone_applied > lone, "no lone step compared");
 		return;
 	}
 	CHECK_MSG(0, "no profile %s", name);

@@ -1115,6 +1115,7 @@ static void o_run(const struct o_prof *pf)
 				q->type = o_rand(2) ? WS : WA;
 			q->deadline = (u64)op + pf->expire;
 			q->expired_at = ~0ULL;
+			t_lone_check(&p, q->unit, q->type, q->deadline, op);
 			ac_policy_add(&p, q->unit, q->type);
 			n++;
 			continue;
