@@ -61,6 +61,7 @@ AC_COUNTER_GLUE(retyped)
 AC_COUNTER_GLUE(regroups)
 AC_COUNTER_GLUE(resizes)
 AC_COUNTER_GLUE(lone)
+AC_COUNTER_GLUE(lone_direct)
 
 AC_COUNTER_PERCPU(completed)
 AC_COUNTER_ATOMIC(requeued)

@@ -260,10 +260,30 @@ static __always_inline void ac_subqueue_del(struct ac_data *ad,
 	}
 }
 
+/* The policy counts the request in the lone slot, if it does not yet. */
+static __always_inline void ac_lone_count(struct ac_data *ad)
+{
+	struct request *rq = ad->lone;
+
+	if (rq && !ad->lone_counted) {
+		ac_policy_add(&ad->policy, ac_rq_group(rq), ac_rq_type(rq));
+		ad->lone_counted = true;
+	}
+}
+
+/* @rq, off the lists or out of the slot, is no longer queued. */
+static __always_inline void ac_sorted_out(struct ac_data *ad,
+					  struct request *rq)
+{
+	ac_rq_set_flags(rq, ac_rq_flags(rq) & ~AC_RQ_SORTED);
+	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
+}
+
 /*
  * Take a queued request off its FIFO, its sub-queue and the merge hash (or
  * out of the lone slot).  The caller tells the policy why it left
- * (dispatched or merged).
+ * (dispatched or merged), which undoes its count: one from the slot is
+ * counted first if it was not.
  */
 static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 {
@@ -272,6 +292,7 @@ static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 	lockdep_assert_held(&ad->lock);
 
 	if (rq == ad->lone) {
+		ac_lone_count(ad);
 		ad->lone = NULL;
 		ad->stats.lone++;
 	} else {
@@ -281,8 +302,7 @@ static __always_inline void ac_unqueue(struct ac_data *ad, struct request *rq)
 		if (q->last_merge == rq)
 			q->last_merge = NULL;
 	}
-	ac_rq_set_flags(rq, ac_rq_flags(rq) & ~AC_RQ_SORTED);
-	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
+	ac_sorted_out(ad, rq);
 }
 
 /*
@@ -450,6 +470,7 @@ void ac_unpark(struct ac_data *ad)
 
 	if (!rq)
 		return;
+	ac_lone_count(ad);
 	ad->lone = NULL;
 	ac_list(ad, rq);
 }
@@ -457,15 +478,18 @@ void ac_unpark(struct ac_data *ad)
 /*
  * Queue @rq for AC's ordering: counted in the policy for its unit and type,
  * with its deadline.  Alone in AC, it waits in the lone slot, off the lists
- * and out of the merge hash: a device that keeps up leaves AC holding one
- * request at a time, and each would go on three lists only to come off them
- * at the next dispatch (issue 16).  The policy counts it as any other, so
- * the pick is the same; the second request queued puts it on the lists.
+ * and out of the merge hash, and the policy does not count it yet: a device
+ * that keeps up leaves AC holding one request at a time, and each would go
+ * on three lists and into the policy's counts only to come off them at the
+ * next dispatch (issue 16).  The dispatch takes it in one step
+ * (ac_dispatch_lone()), which is the same pick; the second request queued
+ * (or anything that must find it) counts it and puts it on the lists.
  */
 static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 {
 	enum ac_type type = ac_type_of(rq->cmd_flags);
 	u64 capacity = ac_disk_capacity(ad);
+	u32 group;
 
 	/*
 	 * A resized device moves the range boundaries: regroup what is queued
@@ -476,14 +500,17 @@ static void ac_queue_sorted(struct ac_data *ad, struct request *rq)
 		ac_regroup(ad);
 	}
 
-	ac_place(ad, rq, ac_group_of(ad, blk_rq_pos(rq)), type);
+	group = ac_group_of(ad, blk_rq_pos(rq));
 	rq->fifo_time = ac_deadline_now(ad, type);
 	ac_rq_set_flags(rq, ac_rq_flags(rq) | AC_RQ_SORTED);
 	if (ad->nr_sorted) {
 		ac_unpark(ad);
+		ac_place(ad, rq, group, type);
 		ac_list(ad, rq);
 	} else {
+		ac_rq_set_place(rq, group, type);
 		ad->lone = rq;
+		ad->lone_counted = false;
 	}
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted + 1);
 }
@@ -744,8 +771,11 @@ static struct request *ac_fallback(struct ac_data *ad)
 static bool ac_reads_about(struct ac_data *ad)
 {
 	const struct ac_policy *p = &ad->policy;
+	struct request *lone = ad->lone;
 
 	return p->queued[AC_READ_SYNC] || p->queued[AC_READ_ASYNC] ||
+	       (lone && !ad->lone_counted &&
+		!ac_type_is_write(ac_rq_type(lone))) ||
 	       atomic_read(&ad->reads_out) ||
 	       time_before(jiffies, READ_ONCE(ad->last_read_done) +
 				    AC_READ_GONE_JIFFIES);
@@ -961,6 +991,47 @@ static u32 ac_dev_slots(struct ac_data *ad)
 	return ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
 }
 
+/*
+ * @rq, queued in unit @group as @type, leaves for the device: the write's
+ * C-SCAN position (only writes are sorted), write_inflight's and the
+ * occupancy's counts.
+ */
+static __always_inline void ac_to_device(struct ac_data *ad,
+					 struct request *rq, u32 group,
+					 enum ac_type type)
+{
+	if (ac_type_is_write(type))
+		ad->last_pos[group][type] = blk_rq_pos(rq);
+	ac_mark_out(ad, rq);
+	ac_occ_get(ad, rq, group);
+}
+
+/*
+ * The request in the lone slot, which the policy has not counted, leaves in
+ * one step (ac_policy_lone()).  NULL if the policy declines (dies, writes
+ * held): it then counts the request, for the usual pick.
+ */
+static __always_inline struct request *ac_dispatch_lone(struct ac_data *ad)
+{
+	struct request *rq = ad->lone;
+	u32 group = ac_rq_group(rq);
+	enum ac_type type = ac_rq_type(rq);
+	struct ac_pick pick;
+
+	pick = ac_policy_lone(&ad->policy, group, type, rq->fifo_time,
+			      get_jiffies_64());
+	if (pick.kind == AC_PICK_NONE) {
+		ac_lone_count(ad);
+		return NULL;
+	}
+	ad->lone = NULL;
+	ad->stats.lone++;
+	ad->stats.lone_direct++;
+	ac_sorted_out(ad, rq);
+	ac_to_device(ad, rq, group, type);
+	return rq;
+}
+
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_fifo_heads *heads = &ad->heads;
@@ -976,6 +1047,11 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		return NULL;
 
 	ad->policy.writes_held = ac_writes_held(ad);
+	if (ad->lone && !ad->lone_counted) {
+		rq = ac_dispatch_lone(ad);
+		if (rq)
+			return rq;
+	}
 	/* what only dies use: not worth its loads on every dispatch without */
 	if (ac_policy_dies(&ad->policy)) {
 		if (ad->policy.reads_first)
@@ -1038,13 +1114,9 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	/* Account with what was stored at insert, whatever was picked. */
 	group = ac_rq_group(rq);
 	type = ac_rq_type(rq);
-	/* C-SCAN's position: only writes are sorted */
-	if (ac_type_is_write(type))
-		ad->last_pos[group][type] = blk_rq_pos(rq);
 	ac_unqueue(ad, rq);
 	ac_policy_dispatched(&ad->policy, group, type, expired);
-	ac_mark_out(ad, rq);
-	ac_occ_get(ad, rq, group);
+	ac_to_device(ad, rq, group, type);
 	return rq;
 }
 

@@ -51,6 +51,7 @@ struct ac_counters {
 	u64 regroups;		/* sub-groups recomputed for all queued requests */
 	u64 resizes;		/* device capacity changes seen at insert */
 	u64 lone;		/* queued requests that left from the lone slot */
+	u64 lone_direct;	/* of those, in one step (ac_policy_lone()) */
 };
 
 struct ac_data {
@@ -65,8 +66,11 @@ struct ac_data {
 	 * the one of its type, in arrival order (rq->queuelist), and on the
 	 * sub-queue of its unit and type (through rq->rb_node); or, when it
 	 * is the only one, in the lone slot and on no list (ac_unpark()).
+	 * The policy counts the request in the slot only once lone_counted
+	 * (ac_lone_count()): until then it may leave in one step.
 	 */
 	struct request *lone;
+	bool lone_counted;
 	struct list_head fifo[AC_NR_TYPES];
 	union ac_subqueue subq[AC_MAX_UNITS][AC_NR_TYPES];
 	/* Start of the last write dispatched from each sub-queue (C-SCAN). */

@@ -79,6 +79,8 @@ static int ac_channels_show(void *data, struct seq_file *m)
 	u32 g;
 
 	spin_lock(&ad->lock);
+	/* a request alone in AC is counted in the table once unparked */
+	ac_unpark(ad);
 	for (g = 0; g < ac_policy_units(p) && g < AC_MAX_UNITS; g++) {
 		const struct ac_group *grp = &p->grp[g];
 

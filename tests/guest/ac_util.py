@@ -101,7 +101,7 @@ STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                      "inserted",
                      "head_inserts", "head_dispatched", "merged",
                      "front_merges", "merges_refused", "retyped", "regroups",
-                     "resizes", "lone", "completed", "requeued"])
+                     "resizes", "lone", "lone_direct", "completed", "requeued"])
 
 
 def debugfs_dir(dev):

@@ -242,13 +242,15 @@ def dispatched_between(before, after):
 
 def test_lone_slot(ac_module, null_blk, held_ssd):
     """A request alone in AC waits in the lone slot, on none of the lists
-    (issue 16), and the policy counts it as any other.  At queue depth 1
-    nothing is ever queued beside it: every request leaves from the slot.
-    Beside a device that holds requests back, the second one queued puts
-    the first on the lists: some leave from the lists.  Data verifies and
-    the counts balance either way."""
+    (issue 16).  At queue depth 1 nothing is ever queued beside it: every
+    request leaves from the slot, and without dies in one step, never
+    counted into the policy's queues (lone_direct).  Beside a device that
+    holds requests back, the second one queued puts the first on the lists:
+    some leave from the lists; with dies none leaves in one step (caps).
+    Data verifies and the counts balance either way."""
     def moved(before, after):
-        return dispatched_between(before, after), after["lone"] - before["lone"]
+        return (dispatched_between(before, after), after["lone"] - before["lone"],
+                after["lone_direct"] - before["lone_direct"])
 
     dev = ac_device(null_blk)
     # nothing else reads the new device meanwhile (udev's probe)
@@ -256,20 +258,23 @@ def test_lone_slot(ac_module, null_blk, held_ssd):
     before = ac_util.stats(dev)
     data = fio(ac_util.fio_cmd(dev, "randrw --rwmixread=50", ios=512,
                                iodepth=1).replace("--name=ac ", ""), name="qd1")
-    dispatched, lone = moved(before, ac_util.stats(dev))
-    print("queue depth 1: %d dispatched, %d from the lone slot" % (dispatched, lone))
+    dispatched, lone, direct = moved(before, ac_util.stats(dev))
+    print("queue depth 1: %d dispatched, %d from the lone slot, %d in one step"
+          % (dispatched, lone, direct))
     assert dispatched >= fio_total_ios(data) >= 512, (dispatched, data)
-    assert lone == dispatched, (lone, dispatched)
+    assert direct == lone == dispatched, (direct, lone, dispatched)
     ac_util.assert_idle_and_balanced(dev)
 
     # (fewer requests than fio's I/Os here: the queued ones merge)
     before = ac_util.stats(held_ssd)
     data = fio(ac_util.fio_cmd(held_ssd, "randrw --rwmixread=50", ios=128,
                                size="16m").replace("--name=ac ", ""), name="qd16")
-    dispatched, lone = moved(before, ac_util.stats(held_ssd))
-    print("held, queue depth 16: %d dispatched, %d from the lone slot" % (dispatched, lone))
+    dispatched, lone, direct = moved(before, ac_util.stats(held_ssd))
+    print("held, queue depth 16: %d dispatched, %d from the lone slot, %d in one step"
+          % (dispatched, lone, direct))
     assert fio_total_ios(data) >= 128 and dispatched > 0, (dispatched, data)
     assert lone < dispatched // 2, (lone, dispatched)
+    assert direct == 0, direct
     ac_util.assert_idle_and_balanced(held_ssd)
 
 
