@@ -838,9 +838,8 @@ static __always_inline int ac_best_read_or_async(struct ac_policy *p,
 	return g;
 }
 
-/* A read of @type from unit @g is the pick: count where it goes. */
-static __always_inline struct ac_pick ac_read_picked(struct ac_policy *p,
-						     enum ac_type type, u32 g)
+/* A read goes to unit @g: count where it goes. */
+static __always_inline void ac_count_read(struct ac_policy *p, u32 g)
 {
 	if (ac_in_proc(p, g))
 		p->stats.proc_fallbacks++;
@@ -851,6 +850,13 @@ static __always_inline struct ac_pick ac_read_picked(struct ac_policy *p,
 		if (ac_occ_writes(p->occ, g))
 			p->stats.reads_by_write++;
 	}
+}
+
+/* A read of @type from unit @g is the pick. */
+static __always_inline struct ac_pick ac_read_picked(struct ac_policy *p,
+						     enum ac_type type, u32 g)
+{
+	ac_count_read(p, g);
 	return ac_make_pick(AC_PICK_GROUP, type, g);
 }
 
@@ -1289,15 +1295,7 @@ static void ac_lone_read(struct ac_policy *p, u32 idx)
 	/* served this round, the only unit with reads: a new round */
 	if (p->grp[idx].rflag == AC_R_END)
 		p->stats.read_rounds++;
-	if (ac_in_proc(p, idx))
-		p->stats.proc_fallbacks++;
-	if (!ac_occ_all(p->occ, idx)) {
-		p->stats.reads_idle++;
-	} else {
-		p->stats.reads_busy++;
-		if (ac_occ_writes(p->occ, idx))
-			p->stats.reads_by_write++;
-	}
+	ac_count_read(p, idx);
 }
 
 /*
