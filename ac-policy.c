@@ -1301,22 +1301,17 @@ static void ac_lone_read(struct ac_policy *p, u32 idx)
 /*
  * The lone write goes to unit @idx of channel @c: ac_pick_write() ends the
  * batch of a channel without writes and makes @c PROC, and the write
- * leaving ends @c's batch at once.  @picked: false if it expired, which
- * goes without a batch.
+ * leaving (ac_policy_write_out()) ends @c's batch at once.  @picked: false
+ * if it expired, which goes without a batch.
  */
 static void ac_lone_write(struct ac_policy *p, u32 idx, u32 c, bool picked)
 {
 	if (picked && p->proc != (int)c) {
 		if (p->proc >= 0)
-			p->grp[p->proc].wflag = AC_W_ZERO;
-		p->last_write = c;
-		p->batch_writes = 0;
-		p->stats.write_batches++;
-		p->proc = c;
+			ac_end_batch(p, AC_W_ZERO);
+		ac_make_proc(p, c);
 	}
-	p->grp[c].wflag = AC_W_ZERO;
-	if (p->proc == (int)c)
-		p->proc = AC_NO_GROUP;
+	ac_left_write(p, c, true);
 	p->last_write_unit = idx;
 }
 
@@ -1325,8 +1320,8 @@ static void ac_lone_write(struct ac_policy *p, u32 idx, u32 c, bool picked)
  * do, in one step, for a request that was queued while nothing else was
  * and leaves before anything else is queued (the glue's lone slot): a
  * device that keeps up leaves AC one request at a time, and counting it
- * into the matrices only to find it there again costs each request about
- * a hundred instructions (issue 16).  Without dies nothing caps it, no
+ * into the matrices only to find it there again cost each request 100 to
+ * 250 instructions (issue 16).  Without dies nothing caps it, no
  * other request competes, and what the three calls leave behind is the
  * phase and its deadline check, the read round or write batch it closes,
  * the last read or write, and the counters; this does exactly that.
@@ -1358,7 +1353,7 @@ struct ac_pick ac_policy_lone(struct ac_policy *p, u32 group,
 		/* an expired read is the FIFO head's pick: no read counts */
 		if (!expired)
 			ac_lone_read(p, idx);
-		p->grp[idx].rflag = AC_R_ZERO;
+		ac_left_read(p, idx, true);
 		p->last_read = idx;
 	}
 	/* the phase's last dispatch ends it; nothing waits to be starved */
