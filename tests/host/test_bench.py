@@ -454,6 +454,53 @@ def test_issue12_goals_on_the_stripe_device(tmp_path):
     assert ac["metrics"]["ac_stat_cap_holds"]["median"] == 42
 
 
+def test_window_latency_counts_what_fio_reaped_inside_the_window(tmp_path):
+    """fio's per-request log (ms since the ramp's end, clat ns, direction):
+    the reads reaped after the 4 s runtime, stamped at the end of fio's
+    drain, are left out of the window's percentiles and only counted."""
+    gb = load_script("guest-bench")
+    lines = ["%d, %d, 0, 4096, 0" % (t, 10e6 + t * 1000) for t in range(0, 4000, 4)]   # 1000 reads
+    lines += ["4100, 900000000, 0, 4096, 0"] * 30          # drained: 900 ms
+    lines += ["%d, 1500000000, 1, 4096, 0" % t for t in range(0, 4000, 40)]            # 100 writes
+    (tmp_path / "lat_clat.1.log").write_text("\n".join(lines[::2]) + "\n")
+    (tmp_path / "lat_clat.2.log").write_text("\n".join(lines[1::2]) + "\n")
+    w = gb.window_latency([str(tmp_path / "lat_clat.1.log"), str(tmp_path / "lat_clat.2.log")], 4000)
+    assert w["read"]["n"] == 1000 and w["read"]["after_window"] == 30
+    assert w["read"]["p99_ms"] == 10 + 3956 / 1000.0      # the 990th of 1000, none of the drained
+    assert w["read"]["max_ms"] < 15
+    assert w["write"]["n"] == 100 and w["write"]["p99_ms"] == 1500
+    # everything pooled, as fio's own p99 does: the drain is the p99
+    pooled = sorted([10 + t / 1000.0 for t in range(0, 4000, 4)] + [900.0] * 30)
+    assert pooled[int(0.99 * (len(pooled) - 1))] == 900
+
+
+def test_the_mix_read_p99_goal_uses_the_window_when_every_scheduler_has_it(tmp_path):
+    root = str(tmp_path)
+    # fio's p99 (drain included) and the window's, per scheduler
+    p99 = {"none": (340, 330), "kyber": (390, 380), "ac": (600, 110)}
+    for s, (fio_p99, win_p99) in p99.items():
+        extra = {"window_latency": {"window_ms": 4000, "read": {
+            "n": 5000, "after_window": 200, "mean_ms": 50, "p50_ms": 40, "p99_ms": win_p99,
+            "p999_ms": win_p99 * 1.2, "max_ms": win_p99 * 2}}}
+        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1,
+                  run_fio_json(1000, fio_p99, 100, 500), extra)
+    summary, md = summarize(root, {"schedulers": list(p99), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick"})
+    g = [g for g in summary["goals"] if g["name"].startswith("randrw90 direct: AC read p99")][0]
+    assert g["metric"] == "read_p99_window_ms"
+    assert g["measured"] == round(110 / 330, 4) and g["against"] == "none" and g["met"] is True
+    assert "AC read p99 <= 0.80 x best other (over the measured window)" in md
+    assert "**read p99 latency over the measured window" in md
+    assert "**read p99 latency (ms)**" in md                 # fio's own is still shown
+    # one scheduler without the window's figure: fio's p99 for all
+    os.remove(os.path.join(root, "raw", "ssdsim-stripe", "randrw90-direct", "r1-kyber.meta.json"))
+    write_run(root, "ssdsim-stripe", "randrw90-direct", "kyber", 1, run_fio_json(1000, 390, 100, 500))
+    summary, _ = summarize(root, {"schedulers": list(p99), "reps": 1, "runtime": 4, "ramp": 1,
+                                  "nr_requests": 256, "mode": "quick"})
+    g = [g for g in summary["goals"] if g["name"].startswith("randrw90 direct: AC read p99")][0]
+    assert g["metric"] == "read_p99_ms" and g["measured"] == round(600 / 340, 4)
+
+
 def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):
     root = str(tmp_path)
     for s, eff in (("none", 32), ("mq-deadline", 256), ("ac", 128)):
