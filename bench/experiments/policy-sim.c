@@ -37,7 +37,15 @@
  * some of the policy's counters.
  *
  * policy: "ac" (the policy's picks), "fifo" (arrival order, any scheduler
- * that only orders), "ideal" (the oldest read of any idle unit, else none).
+ * that only orders), "ideal" (the oldest read of any idle unit, else none),
+ * "window" (the oldest request of an idle unit among the WINDOW oldest
+ * queued, reads and writes alike: arrival order with a look-ahead).
+ *
+ * OUTSTANDING=n (more than NR): fio keeps n requests outstanding; those
+ * beyond the tags wait for one in submission order (writes also while
+ * writes hold 3/4 of the tags, as the glue's async depth), and latency
+ * counts from submission.  fio's reaping is not modelled: every
+ * completion is seen when it happens.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +77,14 @@ struct req {
 	int fprev;
 	u64 done;		/* at the device: completion time */
 	u64 sent;		/* arrival at the device */
+	u64 born;		/* submitted by fio (before any tag wait) */
 };
+/* OUTSTANDING > NR: submissions waiting for a tag, in order (libaio blocks) */
+static u32 outstanding;
+#define PEND 8192
+static u32 pend_unit[PEND], pend_w[PEND];
+static u64 pend_born[PEND];
+static u32 pend_h, pend_t, wheld;
 
 static struct req rq[MAXREQ];
 static int free_list = -1;
@@ -129,6 +144,7 @@ static u32 qd_max = 32;
 static u64 run_delay;
 /* from the end of a read's modelled work to its completion (timer, irq) */
 static u64 late;
+static u32 window = 64;
 
 static u32 rnd(u32 n)
 {
@@ -153,14 +169,16 @@ static enum ac_type type_of(int i)
 	return rq[i].w ? AC_WRITE_SYNC : AC_READ_SYNC;
 }
 
-static void insert(void)
+static void insert_one(u32 unit, int w, u64 born)
 {
-	int i = free_list, w;
+	int i = free_list;
 
 	free_list = rq[i].next;
-	rq[i].unit = rnd(UNITS);
-	rq[i].w = w = mix && rnd(100) < mix;
+	rq[i].unit = unit;
+	rq[i].w = w;
 	rq[i].arrival = now;
+	rq[i].born = born;
+	wheld += w;
 	push(&uq_head[w][rq[i].unit], &uq_tail[w][rq[i].unit], i);
 	rq[i].fnext = -1;
 	rq[i].fprev = f_tail[w];
@@ -171,6 +189,30 @@ static void insert(void)
 	f_tail[w] = i;
 	ac_policy_add(&pol, rq[i].unit, type_of(i));
 	held++;
+}
+
+static u32 nr_tags;
+
+/* fio submits one; it takes a tag when there is one for it, in order */
+static void insert(void)
+{
+	u32 unit = rnd(UNITS);
+	int w = mix && rnd(100) < mix;
+
+	if (!outstanding) {
+		insert_one(unit, w, now);
+		return;
+	}
+	pend_unit[pend_t % PEND] = unit;
+	pend_w[pend_t % PEND] = w;
+	pend_born[pend_t % PEND] = now;
+	pend_t++;
+	while (pend_h != pend_t && held < nr_tags &&
+	       (!pend_w[pend_h % PEND] || wheld < nr_tags * 3 / 4)) {
+		insert_one(pend_unit[pend_h % PEND], pend_w[pend_h % PEND],
+			   pend_born[pend_h % PEND]);
+		pend_h++;
+	}
 }
 
 /* Take @i off the scheduler's lists (it is its unit's head, or any for fifo). */
@@ -250,6 +292,22 @@ static int pick(const char *mode)
 {
 	if (!strcmp(mode, "fifo"))
 		return oldest(f_head[0], f_head[1]);
+	if (!strcmp(mode, "window")) {
+		/* the oldest request of an idle unit among the oldest WINDOW */
+		int a = f_head[0], b = f_head[1], n;
+
+		for (n = 0; n < (int)window && (a >= 0 || b >= 0); n++) {
+			int i = oldest(a, b);
+
+			if (!occ.all[rq[i].unit].counter)
+				return i;
+			if (i == a)
+				a = rq[a].fnext;
+			else
+				b = rq[b].fnext;
+		}
+		return -1;
+	}
 	if (!strcmp(mode, "ideal")) {
 		int i, r = -1, w = -1;
 
@@ -342,6 +400,8 @@ int main(int argc, char **argv)
 		read_expire_us = 1000ULL * atoi(getenv("REXPIRE_MS"));
 	if (getenv("WEXPIRE_MS"))
 		write_expire_us = 1000ULL * atoi(getenv("WEXPIRE_MS"));
+	if (getenv("WINDOW"))
+		window = atoi(getenv("WINDOW"));
 	if (getenv("MIX"))
 		mix = atoi(getenv("MIX"));
 	rlat = malloc(MAXLAT * sizeof(*rlat));
@@ -372,7 +432,12 @@ int main(int argc, char **argv)
 	pol.unit_spare = !getenv("NO_SPARE");
 	ac_policy_regroup(&pol, CHANNELS);
 
+	nr_tags = nr;
+	if (getenv("OUTSTANDING"))
+		outstanding = atoi(getenv("OUTSTANDING"));
 	while (held < nr)
+		insert();
+	while (pend_t - pend_h + held < outstanding)
 		insert();
 	dispatch(mode);
 	start = 0;
@@ -394,19 +459,20 @@ int main(int argc, char **argv)
 		if (rq[i].w)
 			occ.writes[rq[i].unit].counter--;
 		held--;
+		wheld -= rq[i].w;
 		if (now >= WARM_US && rq[i].w) {
 			writes_done++;
-			wlat_sum += now - rq[i].arrival;
+			wlat_sum += now - rq[i].born;
 			if (nr_wlat < MAXLAT)
-				wlat[nr_wlat++] = now - rq[i].arrival;
+				wlat[nr_wlat++] = now - rq[i].born;
 		} else if (now >= WARM_US) {
 			if (!start)
 				start = now;
 			done_after_warm++;
-			lat_sum += now - rq[i].arrival;
+			lat_sum += now - rq[i].born;
 			service_sum += now - rq[i].sent;
 			if (nr_rlat < MAXLAT)
-				rlat[nr_rlat++] = now - rq[i].arrival;
+				rlat[nr_rlat++] = now - rq[i].born;
 		}
 		rq[i].next = free_list;
 		free_list = i;
