@@ -29,6 +29,43 @@ NULLB_SCHEDULERS = ["none", FLOOR, "mq-deadline", "kyber", "bfq", "ac"]
 ALL_SCHEDULERS = NULLB_SCHEDULERS   # every name --schedulers takes, in round-robin order
 
 
+# An AC variant (compare --ac-variant): "ac:<name>=<value>[+<name>=<value>...]",
+# AC with those tunables on top of the device's, run as one more scheduler in
+# the same round-robin, so that a default can be decided by a same-boot A/B.
+# Neither AC (the goals are AC's defaults) nor a "best other": summarize
+# reports it beside AC, and what the goals would read with it.
+AC_VARIANT = "ac:"
+_TUNABLE_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def is_ac_variant(name):
+    return name.startswith(AC_VARIANT)
+
+
+def elevator_of(name):
+    """The elevator a scheduler name selects ("ac" for AC's variants)."""
+    return "ac" if is_ac_variant(name) else name
+
+
+def variant_tunables(name):
+    """{tunable: value} of AC variant @name; ValueError if malformed."""
+    out = {}
+    for kv in name[len(AC_VARIANT):].split("+"):
+        k, eq, v = kv.partition("=")
+        if not (eq and k and v and set(k) <= _TUNABLE_CHARS and set(v) <= _TUNABLE_CHARS):
+            raise ValueError("AC variant %r: want ac:name=value[+name=value...] "
+                             "(lower-case letters, digits, _)" % name)
+        out[k] = v
+    return out
+
+
+def variant_name(spec):
+    """The scheduler name of --ac-variant @spec ("reads_first=1+unit_depth=2")."""
+    name = AC_VARIANT + spec
+    variant_tunables(name)
+    return name
+
+
 def default_schedulers(spec):
     """The schedulers a device runs unless --schedulers says otherwise."""
     return list(spec.get("schedulers") or SCHEDULERS)

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "bench")
 
@@ -521,6 +523,55 @@ def test_buffered_bandwidth_goal_uses_the_window_when_every_scheduler_has_it(tmp
     assert "every pattern: AC bandwidth >= 0.97 x best other (over the measured window)" in md
     # fio's own figure is still in its table, where AC is behind
     assert "| randrw90-buffered | 9.01 [9.01-9.01] | 9.42 [9.42-9.42] | 8.60 [8.60-8.60] |" in md
+
+
+def test_an_ac_variant_runs_right_after_ac_in_the_same_round_robin():
+    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "reads_first=1")
+    v = "ac:reads_first=1"
+    assert plan["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac", v]
+    assert plan_devices(plan)["ssdsim-stripe"]["schedulers"][-2:] == ["ac", v]
+    bd = cmp.bd
+    assert bd.variant_tunables("ac:reads_first=1+unit_depth=2") == {"reads_first": "1", "unit_depth": "2"}
+    assert bd.elevator_of(v) == "ac" and bd.elevator_of("kyber") == "kyber"
+    for bad in ("reads_first", "reads_first=", "x=1;rm", "Reads=1"):
+        with pytest.raises(SystemExit):
+            plan_of("--devices", "ssdsim-stripe", "--ac-variant", bad)
+    with pytest.raises(SystemExit):
+        plan_of("--devices", "ssdsim-stripe", "--schedulers", "none,kyber", "--ac-variant", "reads_first=1")
+
+
+def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_path):
+    """The variant is left out of "best other"; summarize gives the goals
+    as they would read with the variant in AC's place, and per workload
+    the variant's figures over AC's."""
+    root = str(tmp_path)
+    v = "ac:reads_first=1"
+    # randrw90: (read IOPS, read p99 ms, write p99 ms)
+    mix = {"none": (900, 400, 300), "kyber": (950, 300, 300), "ac": (1000, 500, 400), v: (1300, 100, 1600)}
+    for s, (r, p99, wp99) in mix.items():
+        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1, run_fio_json(r, p99, r / 9, wp99))
+    summary, md = summarize(root, {"schedulers": list(mix), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick"})
+    goals = {g["name"]: g for g in summary["goals"]}
+    g = goals["randrw90 direct: AC read p99 <= 0.80 x best other"]
+    assert g["against"] == "kyber" and g["measured"] == round(500 / 300, 4) and g["met"] is False
+    g = goals["randrw90 direct: AC bandwidth >= 1.15 x best other"]
+    assert g["against"] == "kyber" and g["measured"] == round(1000 / 950, 4)
+    (rep,) = summary["variants"]
+    assert rep["variant"] == v and rep["tunables"] == {"reads_first": "1"}
+    vg = {g["name"]: g for g in rep["goals"]}
+    g = vg["randrw90 direct: AC read p99 <= 0.80 x best other"]
+    assert g["ac"] == round(500 / 300, 4) and g["ac_met"] is False
+    assert g["variant"] == round(100 / 300, 4) and g["variant_met"] is True and g["variant_against"] == "kyber"
+    g = vg["randrw90 direct: AC bandwidth >= 1.15 x best other"]
+    assert g["variant"] == round(1300 / 950, 4) and g["variant_met"] is True
+    (w,) = rep["workloads"]
+    assert w["workload"] == "randrw90-direct"
+    assert w["read_p99"]["ratio"] == 0.2 and w["write_p99_ms"]["ratio"] == 4.0
+    assert w["bw"]["ratio"] == round((1300 + 1300 / 9) / (1000 + 1000 / 9), 4)
+    assert "## AC variant `ac:reads_first=1` against AC's defaults, same boot" in md
+    assert "| randrw90 direct: AC read p99 <= 0.80 x best other | ssdsim-stripe | randrw90-direct | " \
+        "1.667 (**no**) | 0.333 | <= 0.8 |" in md
 
 
 def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):
