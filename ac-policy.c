@@ -324,7 +324,8 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	p->dies_per_channel = 1;
 	p->unit_depth = 0;
 	p->unit_writes = 0;
-	p->reads_first = 0;
+	/* only acts with dies_per_channel > 1: README, "reads_first" */
+	p->reads_first = 1;
 	p->write_hold = 0;
 	p->dev_slots = 0;
 	p->unit_spare = 0;
@@ -946,7 +947,10 @@ static bool ac_writes_wait(const struct ac_policy *p)
  * (README, "reads_first").  The write waits until the die's reads have
  * gone, or its deadline (an expired write goes when its die has room), or
  * until write_hold writes are queued; the batch moves on as it does past a
- * capped die.
+ * capped die.  Past write_hold the batch keeps its channel, and its write
+ * goes to the die with the fewest reads waiting, then the least occupied:
+ * measured against the write that delays the fewest reads of any channel:
+ * the same read p99 and 4 % more reads per second on the 90/10 mix (README).
  *
  * @lift: the caps as ac_write_lift_ok() lifts them (ac_write_spare()).
  */
@@ -956,6 +960,8 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 	u32 nr = ac_nr(p), units = ac_policy_units(p);
 	u32 best_occ = ~0U, best_dist = ~0U;
 	bool wait = ac_writes_wait(p), behind = false;
+	bool past_hold = !wait && p->reads_first && ac_policy_dies(p);
+	u32 reads, best_reads = ~0U;
 	int best = AC_NO_GROUP;
 	u32 u, occ, dist;
 
@@ -971,9 +977,14 @@ static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
 			behind = true;
 			continue;
 		}
+		reads = past_hold ? ac_reads(&p->grp[u]) : 0;
 		occ = ac_occ_all(p->occ, u);
 		dist = ac_wrap(u + units - p->last_write_unit - 1, units);
-		if (occ < best_occ || (occ == best_occ && dist < best_dist)) {
+		if (reads > best_reads)
+			continue;
+		if (reads < best_reads || occ < best_occ ||
+		    (occ == best_occ && dist < best_dist)) {
+			best_reads = reads;
 			best_occ = occ;
 			best_dist = dist;
 			best = u;
@@ -1053,37 +1064,6 @@ static int ac_write_batch(struct ac_policy *p, enum ac_type *type,
 }
 
 /*
- * reads_first, past write_hold queued writes: the write that delays the
- * fewest reads, of any channel (sync first on ties); -1 if caps hold all.
- */
-static int ac_write_fewest_reads(const struct ac_policy *p,
-				 enum ac_type *type)
-{
-	u32 units = ac_policy_units(p), reads, best_reads = ~0U;
-	int u, best = AC_NO_GROUP;
-	enum ac_type t;
-
-	for (t = AC_WRITE_SYNC; t <= AC_WRITE_ASYNC; t++) {
-		const u64 *q = p->queued_units[t];
-
-		if (!p->queued[t])
-			continue;
-		for (u = ac_next_unit(q, q, 0, units); u >= 0;
-		     u = ac_next_unit(q, q, u + 1, units)) {
-			if (ac_held(p, u, t))
-				continue;
-			reads = ac_reads(&p->grp[u]);
-			if (reads < best_reads) {
-				best_reads = reads;
-				best = u;
-				*type = t;
-			}
-		}
-	}
-	return best;
-}
-
-/*
  * Whether writes may go past their caps: slots to spare (ac_slots_spare())
  * and no read of ours queued or at the device, so no read waits behind the
  * second program.  A die holding one write idles from that write's end to
@@ -1135,12 +1115,6 @@ static struct ac_pick ac_pick_write(struct ac_policy *p,
 	enum ac_type type;
 	bool capped;
 	int u;
-
-	if (p->reads_first && ac_policy_dies(p) && !ac_writes_wait(p)) {
-		u = ac_write_fewest_reads(p, &type);
-		if (u >= 0)
-			return ac_make_pick(AC_PICK_GROUP, type, u);
-	}
 
 	if (p->proc >= 0 && !ac_chan_writes(p, p->proc))
 		ac_end_batch(p, AC_W_ZERO);

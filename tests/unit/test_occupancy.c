@@ -337,7 +337,7 @@ static void test_reads_first_off_and_bound(void)
 	CHECK_EQ(k.group, 1);
 	CHECK_EQ(k.type, WS);
 	CHECK_EQ(p.stats.writes_behind_reads, 0);
-	/* two writes queued, write_hold 2: the one that delays fewest reads */
+	/* two writes queued, write_hold 2: the batch's die with fewest reads */
 	k = write_beside_read(&p, 1, 2);
 	CHECK_EQ(k.group, 1);
 	CHECK_EQ(k.type, WS);
@@ -345,33 +345,50 @@ static void test_reads_first_off_and_bound(void)
 }
 
 /*
- * Past write_hold, the write goes to the die with the fewest reads waiting,
- * of any channel: here an async write of channel 1, where the batch would
- * start on channel 0's sync writes.
+ * Past write_hold, the batch keeps its channel and its write goes to the
+ * die with the fewest reads waiting: channel 0's sync writes, die 0 (two
+ * reads) before die 2 (three), which rotation takes first; channel 1's
+ * async write at die 3 (one read) waits for its batch.
  */
+static void fewest_reads_load(struct ac_policy *p, u32 reads_first)
+{
+	int i;
+
+	setup(p, 2, 2, 0);		/* channel 0: units 0, 2; 1: 1, 3 */
+	p->reads_first = reads_first;
+	p->write_hold = 1;
+	for (i = 0; i < 3; i++)
+		ac_policy_add(p, 2, RS);
+	ac_policy_add(p, 0, RS);
+	ac_policy_add(p, 0, RS);
+	ac_policy_add(p, 3, RS);
+	ac_policy_add(p, 0, WS);
+	ac_policy_add(p, 2, WS);
+	ac_policy_add(p, 3, WA);
+	p->dir = AC_DIR_WRITE;		/* a write phase */
+	p->phase_left = 10;
+}
+
 static void test_reads_first_fewest_reads(void)
 {
 	struct ac_policy p;
 	struct ac_pick k;
-	int i;
 
-	setup(&p, 2, 2, 0);		/* channel 0: units 0, 2; 1: 1, 3 */
-	p.reads_first = 1;
-	p.write_hold = 1;
-	for (i = 0; i < 3; i++)
-		ac_policy_add(&p, 0, RS);
-	ac_policy_add(&p, 2, RS);
-	ac_policy_add(&p, 2, RS);
-	ac_policy_add(&p, 3, RS);
-	ac_policy_add(&p, 0, WS);
-	ac_policy_add(&p, 2, WS);
-	ac_policy_add(&p, 3, WA);
-	p.dir = AC_DIR_WRITE;		/* a write phase */
-	p.phase_left = 10;
+	fewest_reads_load(&p, 1);
 	k = step(&p);
 	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 3);		/* one read there, against 3 and 2 */
-	CHECK_EQ(k.type, WA);
+	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.type, WS);
+	CHECK_EQ(p.proc, 0);
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.group, 2);		/* the batch's other die */
+	CHECK_EQ(k.type, WS);
+	/* without reads_first, rotation: die 2 first */
+	fewest_reads_load(&p, 0);
+	k = step(&p);
+	CHECK_EQ(k.type, WS);
+	CHECK_EQ(k.group, 2);
 }
 
 /* Two requests of @type on @unit, cap 1: one goes, the other is held. */
