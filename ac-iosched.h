@@ -139,6 +139,12 @@ struct ac_data {
 	 * die with requests waiting could use (policy.unit_spare).
 	 */
 #define AC_DEF_UNIT_SPARE	1
+	/*
+	 * No write to a die with reads waiting (policy.reads_first), below
+	 * write_hold; only when dies_per_channel > 1.  Chosen by a same-boot
+	 * measurement: see README, "reads_first".
+	 */
+#define AC_DEF_READS_FIRST	1
 
 	/* Runs the queue when the earliest deadline passes (caps held all). */
 	struct delayed_work deadline_work;

@@ -324,8 +324,7 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 	p->dies_per_channel = 1;
 	p->unit_depth = 0;
 	p->unit_writes = 0;
-	/* only acts with dies_per_channel > 1: README, "reads_first" */
-	p->reads_first = 1;
+	p->reads_first = 0;
 	p->write_hold = 0;
 	p->dev_slots = 0;
 	p->unit_spare = 0;

@@ -43,7 +43,7 @@ AC_TUNABLE(unit_depth, policy.unit_depth,
 AC_TUNABLE(unit_writes, policy.unit_writes,
 	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES, NULL, false)
 AC_TUNABLE(reads_first, policy.reads_first,
-	   "0/1", 0, 1, 0, NULL, false)
+	   "0/1", 0, 1, AC_DEF_READS_FIRST, NULL, false)
 AC_TUNABLE(unit_spare, policy.unit_spare,
 	   "0/1", 0, 1, AC_DEF_UNIT_SPARE, NULL, false)
 AC_TUNABLE(mapping, mapping,

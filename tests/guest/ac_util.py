@@ -31,7 +31,7 @@ NUMERIC_TUNABLES = {
     "dies_per_channel": (1, 1, 64),
     "unit_depth": (1, 0, 4096),
     "unit_writes": (1, 0, 4096),
-    "reads_first": (0, 0, 1),
+    "reads_first": (1, 0, 1),
     "unit_spare": (1, 0, 1),
     "stripe_kb": (64, 1, 1048576),
 }
