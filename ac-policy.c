@@ -947,9 +947,9 @@ static bool ac_writes_wait(const struct ac_policy *p)
  * gone, or its deadline (an expired write goes when its die has room), or
  * until write_hold writes are queued; the batch moves on as it does past a
  * capped die.  Past write_hold the batch keeps its channel, and its write
- * goes to the die with the fewest reads waiting, then the least occupied:
- * measured against the write that delays the fewest reads of any channel:
- * the same read p99 and 4 % more reads per second on the 90/10 mix (README).
+ * goes to the die with the fewest reads waiting, then the least occupied.
+ * Against the write that delays the fewest reads of any channel it kept
+ * the read p99 and gave 4 % more reads per second on the 90/10 mix (README).
  *
  * @lift: the caps as ac_write_lift_ok() lifts them (ac_write_spare()).
  */

@@ -10,6 +10,7 @@ must be prepared (raw device or a fresh ext4), and which files to pre-create.
 """
 
 import os
+import re
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 JOBS_DIR = os.path.join(BENCH_DIR, "jobs")
@@ -57,6 +58,13 @@ def variant_tunables(name):
                              "(lower-case letters, digits, _)" % name)
         out[k] = v
     return out
+
+
+def bracketed(text):
+    """The chosen word of a sysfs choice list ("none [mq-deadline] kyber",
+    AC's "range [stripe]"); None if @text is no such list."""
+    m = re.search(r"\[(\S+)\]", text or "")
+    return m.group(1) if m else None
 
 
 def variant_name(spec):

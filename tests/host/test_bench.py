@@ -574,6 +574,24 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
         "1.667 (**no**) | 0.333 | <= 0.8 |" in md
 
 
+def test_a_variant_whose_tunables_read_back_otherwise_is_a_problem(tmp_path):
+    """The read-back check takes a word tunable's bracketed choice
+    ("range [stripe]" is stripe) and a number as it is."""
+    root = str(tmp_path)
+    v = "ac:mapping=stripe+reads_first=0"
+    back = {1: {"mapping": "range [stripe]", "reads_first": "0"},
+            2: {"mapping": "[range] stripe", "reads_first": "1"}}
+    for rep, iosched in back.items():
+        write_run(root, "ssdsim-stripe", "randread-direct", "ac", rep, run_fio_json(1000, 100))
+        write_run(root, "ssdsim-stripe", "randread-direct", v, rep, run_fio_json(1000, 100),
+                  {"iosched": iosched})
+    _, md = summarize(root, {"schedulers": ["ac", v], "reps": 2, "runtime": 4, "ramp": 1,
+                             "nr_requests": 256, "mode": "quick"})
+    probs = md.split("## Problems")[1]
+    assert "%s rep 1" % v not in probs
+    assert "%s rep 2: the variant's tunables read back as mapping=[range] stripe, reads_first=1" % v in probs
+
+
 def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):
     root = str(tmp_path)
     for s, eff in (("none", 32), ("mq-deadline", 256), ("ac", 128)):
