@@ -348,7 +348,8 @@ static void test_reads_first_off_and_bound(void)
  * Past write_hold, the batch keeps its channel and its write goes to the
  * die with the fewest reads waiting: channel 0's sync writes, die 0 (two
  * reads) before die 2 (three), which rotation takes first; channel 1's
- * async write at die 3 (one read) waits for its batch.
+ * async write at die 3, though its die has the fewest reads (one), is not
+ * taken before them: the first two picks are channel 0's.
  */
 static void fewest_reads_load(struct ac_policy *p, u32 reads_first)
 {
