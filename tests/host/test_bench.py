@@ -656,6 +656,28 @@ def test_sweep_summary_table(tmp_path):
     assert os.path.exists(os.path.join(root, "sweep.png"))
 
 
+def test_sweep_compares_the_goals_read_p99_and_keeps_fios(tmp_path):
+    """The sweep's read p99 is the goals' (over the window) where every run
+    has it; fio's, drain included, is kept in its own table."""
+    bd = load_script("benchdefs.py")
+    root = str(tmp_path)
+    dev = bd.sweep_name(32, 256)
+    p99 = {"none": (340, 330), "kyber": (390, 380), "ac": (600, 110)}
+    for s, (fio_p99, win_p99) in p99.items():
+        extra = {"window_latency": {"window_ms": 4000, "read": {
+            "n": 5000, "after_window": 200, "mean_ms": 50, "p50_ms": 40, "p99_ms": win_p99,
+            "p999_ms": win_p99 * 1.2, "max_ms": win_p99 * 2}}}
+        write_run(root, dev, "randrw90-direct", s, 1, run_fio_json(1000, fio_p99, 100, 500), extra)
+    summary, md = summarize(root, {"schedulers": list(p99), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": None, "mode": "sweep"})
+    p = [p for p in summary["sweep"] if p["workload"] == "randrw90-direct"][0]
+    assert p["read_p99_metric"] == "read_p99_window_ms" and p["ac_read_p99_ms"] == 110
+    assert p["read_p99_ratio"] == round(110 / 330, 4) and p["read_p99_best_other"] == "none"
+    assert p["fio_read_p99_ratio"] == round(600 / 340, 4)
+    assert "**randrw90-direct: read p99 (over the measured window), AC / best other**" in md
+    assert "**randrw90-direct: read p99 (fio's figure), AC / best other**" in md
+
+
 # ------------------------------------------------------------- issue 16
 
 def test_the_floor_runs_on_null_blk_and_not_on_ssdsim():
