@@ -6,6 +6,10 @@
  * store function each and the attribute array.  Adding a tunable is one
  * entry here (and its field in struct ac_data).
  *
+ * Each default is written here only: the module, the unit tests
+ * (tests/unit/harness.c) and the guest tests read it from this list, and
+ * tests/host/test_tunables_table.py checks the docs against it.
+ *
  * AC_TUNABLE(name, field, unit, min, max, default, words, relayout)
  *   field	where the value lives: a u32 of struct ac_data (checked at
  *		build time)
@@ -33,19 +37,19 @@ AC_TUNABLE(writes_starved, policy.writes_starved,
 AC_TUNABLE(write_batch, policy.write_batch,
 	   "requests", 1, AC_BATCH_MAX, 16, NULL, false)
 AC_TUNABLE(write_inflight, write_inflight,
-	   "requests", 0, AC_BATCH_MAX, AC_DEF_WRITE_INFLIGHT, NULL, false)
-AC_TUNABLE(nr_channels, nr_channels,
+	   "requests", 0, AC_BATCH_MAX, 0, NULL, false)
+AC_TUNABLE(nr_channels, policy.nr_channels,
 	   "channels", 1, AC_MAX_CHANNELS, 8, NULL, true)
-AC_TUNABLE(dies_per_channel, dies_per_channel,
+AC_TUNABLE(dies_per_channel, policy.dies_per_channel,
 	   "dies", 1, AC_MAX_DIES, 1, NULL, true)
 AC_TUNABLE(unit_depth, policy.unit_depth,
-	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_DEPTH, NULL, false)
+	   "requests", 0, AC_BATCH_MAX, 1, NULL, false)
 AC_TUNABLE(unit_writes, policy.unit_writes,
-	   "requests", 0, AC_BATCH_MAX, AC_DEF_UNIT_WRITES, NULL, false)
+	   "requests", 0, AC_BATCH_MAX, 1, NULL, false)
 AC_TUNABLE(reads_first, policy.reads_first,
-	   "0/1", 0, 1, AC_DEF_READS_FIRST, NULL, false)
+	   "0/1", 0, 1, 1, NULL, false)
 AC_TUNABLE(unit_spare, policy.unit_spare,
-	   "0/1", 0, 1, AC_DEF_UNIT_SPARE, NULL, false)
+	   "0/1", 0, 1, 1, NULL, false)
 AC_TUNABLE(mapping, mapping,
 	   "word", AC_MAP_RANGE, AC_MAP_STRIPE, AC_MAP_RANGE, ac_mapping_names, true)
 AC_TUNABLE(stripe_kb, stripe_kb,

@@ -2,24 +2,18 @@
 /*
  * AC state for operators: /sys/kernel/debug/block/<dev>/sched/.
  *
- * As blk-mq and mq-deadline do it, each file is one value or one table, and
- * ac-debugfs.h is the one list of them; the attribute array and the show
- * functions of the one-value files are generated from it.  The tables:
- *
- *   channels		per sub-group (unit): queued reads and writes by type,
- *			its read flag and its channel's write flag
- *   occupancy		per unit: channel, die, requests at the device, writes
- *   stats		the counters, one "name value" line each, generated
- *			from their own list (ac-counters.h)
+ *   channels		per unit: queued reads and writes by type, its read
+ *			flag and its channel's write flag
+ *   occupancy		per unit: channel, die, requests and writes at the device
+ *   state		the phase, the write batch, what is queued and what
+ *			dispatch waits for, one "name value" line each
+ *   stats		the counters, one "name value" line each
  *   <type>_fifo	the four deadline FIFOs, in order
  *   dispatch		the dispatch list (at-head inserts, requeues)
  *
- * and one file per value: the tunables in effect, the phase, the PROC
- * sub-group, queued requests by type, what dispatch waits for.
- *
- * Every file is read under the scheduler lock, so a file is a consistent
- * snapshot (but for what completions change without the lock: occupancy's
- * counts, completed and requeued); two files are two snapshots.
+ * Each file is read under the scheduler lock, a consistent snapshot but
+ * for what completions change without it (occupancy, completed, requeued,
+ * reads_out, writes_out).  The tunables are in sysfs.
  */
 #include "ac-compat.h"
 
@@ -34,223 +28,138 @@
 
 #ifdef CONFIG_BLK_DEBUG_FS
 
-static const char *ac_rflag_name(u8 flag)
-{
-	switch (flag) {
-	case AC_R_ZERO:
-		return "ZERO";
-	case AC_R_PEND:
-		return "PEND";
-	case AC_R_END:
-		return "END";
-	}
-	return "?";
-}
-
-static const char *ac_wflag_name(u8 flag)
-{
-	switch (flag) {
-	case AC_W_ZERO:
-		return "ZERO";
-	case AC_W_PEND:
-		return "PEND";
-	case AC_W_PROC:
-		return "PROC";
-	}
-	return "?";
-}
-
-static struct ac_data *ac_seq_data(struct seq_file *m)
-{
-	struct request_queue *q = m->private;
-
-	return ac_queue_data(q);
-}
+static const char * const ac_rflag_names[] = { "ZERO", "PEND", "END" };
+static const char * const ac_wflag_names[] = { "ZERO", "PEND", "PROC" };
 
 /*
- * One line per sub-group:
- * <group> <read_sync> <read_async> <read flag> <write_sync> <write_async>
- * <write flag>
+ * <unit> read <read_sync> <read_async> <read flag>
+ *        write <write_sync> <write_async> <channel's write flag>
  */
 static int ac_channels_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
 	const struct ac_policy *p = &ad->policy;
-	u32 g;
+	u32 u;
 
 	spin_lock(&ad->lock);
-	/* a request alone in AC is counted in the table once unparked */
-	ac_unpark(ad);
-	for (g = 0; g < ac_policy_units(p) && g < AC_MAX_UNITS; g++) {
-		const struct ac_group *grp = &p->grp[g];
+	for (u = 0; u < p->units; u++) {
+		const struct ac_unit *unit = &p->unit[u];
 
-		seq_printf(m, "%u read %u %u %s write %u %u %s\n", g,
-			   grp->nr[AC_READ_SYNC], grp->nr[AC_READ_ASYNC],
-			   ac_rflag_name(grp->rflag),
-			   grp->nr[AC_WRITE_SYNC], grp->nr[AC_WRITE_ASYNC],
-			   ac_wflag_name(p->grp[ac_unit_channel(p, g)].wflag));
+		seq_printf(m, "%u read %u %u %s write %u %u %s\n", u,
+			   unit->nr[AC_READ_SYNC], unit->nr[AC_READ_ASYNC],
+			   ac_rflag_names[unit->rflag],
+			   unit->nr[AC_WRITE_SYNC], unit->nr[AC_WRITE_ASYNC],
+			   ac_wflag_names[p->chan[u % p->nr_channels].wflag]);
 	}
 	spin_unlock(&ad->lock);
 	return 0;
 }
 
-/*
- * One line per unit:
- * unit <u> channel <c> die <d> inflight <n> writes <w>
- * inflight and writes are read without the lock: completions change them.
- */
+/* unit <u> channel <c> die <d> inflight <n> writes <w> */
 static int ac_occupancy_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
-	const struct ac_policy *p = &ad->policy;
 	u32 u, units, nr;
 
 	spin_lock(&ad->lock);
-	units = ac_policy_units(p);
-	nr = p->nr_channels;
+	units = ad->policy.units;
+	nr = ad->policy.nr_channels;
 	spin_unlock(&ad->lock);
-	for (u = 0; u < units && u < AC_MAX_UNITS; u++)
+	for (u = 0; u < units; u++)
 		seq_printf(m, "unit %u channel %u die %u inflight %d writes %d\n",
 			   u, u % nr, u / nr, atomic_read(&ad->occ.all[u]),
 			   atomic_read(&ad->occ.writes[u]));
 	return 0;
 }
 
-/* One-value files whose value takes more than an expression. */
-static unsigned int ac_debugfs_async_depth(struct ac_data *ad)
+static int ac_state_show(void *data, struct seq_file *m)
 {
+	struct ac_data *ad = ac_queue_data(data);
+	const struct ac_policy *p = &ad->policy;
 	const char *mode;
+	unsigned int depth = ac_async_depth(ad, &mode);
+	enum ac_type t;
 
-	return ac_async_depth(ad, &mode);
-}
-
-static const char *ac_debugfs_async_depth_limits(struct ac_data *ad)
-{
-	const char *mode;
-
-	ac_async_depth(ad, &mode);
-	return mode;
-}
-
-static const char *ac_debugfs_mapping(struct ac_data *ad)
-{
-	return ad->mapping == AC_MAP_STRIPE ? "stripe" : "range";
-}
-
-static const char *ac_debugfs_dir(struct ac_data *ad)
-{
-	return ad->policy.dir == AC_DIR_WRITE ? "write" : "read";
-}
-
-/* The one-value files: ac_<name>_show() for each. */
-#define AC_DEBUGFS_VALUE(_name, _format, _value)			\
-static int ac_##_name##_show(void *data, struct seq_file *m)		\
-{									\
-	struct ac_data *ad = ac_queue_data(data);			\
-									\
-	spin_lock(&ad->lock);						\
-	seq_printf(m, _format "\n", _value);				\
-	spin_unlock(&ad->lock);						\
-	return 0;							\
-}
-
-#include "ac-debugfs.h"
-
-/* stats: one table generated from ac-counters.h, a field offset per row. */
-struct ac_counter {
-	const char *name;
-	size_t offset;
-};
-
-static const struct ac_counter ac_type_counters[] = {
-#define AC_COUNTER_TYPES(_name)	{ #_name, offsetof(struct ac_stats, _name) },
-#include "ac-counters.h"
-};
-
-static const struct ac_counter ac_policy_counters[] = {
-#define AC_COUNTER_POLICY(_name) { #_name, offsetof(struct ac_stats, _name) },
-#include "ac-counters.h"
-};
-
-static const struct ac_counter ac_glue_counters[] = {
-#define AC_COUNTER_GLUE(_name)	{ #_name, offsetof(struct ac_counters, _name) },
-#include "ac-counters.h"
-};
-
-static const struct ac_counter ac_atomic_counters[] = {
-#define AC_COUNTER_ATOMIC(_name) { #_name, offsetof(struct ac_data, _name) },
-#include "ac-counters.h"
-};
-
-static const struct ac_counter ac_percpu_counters[] = {
-#define AC_COUNTER_PERCPU(_name) { #_name, offsetof(struct ac_data, _name) },
-#include "ac-counters.h"
-};
-
-/* Every u64 of both structures is listed: a new counter cannot be missed. */
-static_assert(sizeof(struct ac_stats) == sizeof(u64) *
-	      (AC_NR_TYPES * ARRAY_SIZE(ac_type_counters) +
-	       ARRAY_SIZE(ac_policy_counters)));
-static_assert(sizeof(struct ac_counters) ==
-	      sizeof(u64) * ARRAY_SIZE(ac_glue_counters));
-
-static u64 ac_counter(const void *base, size_t offset)
-{
-	return *(const u64 *)((const char *)base + offset);
+	spin_lock(&ad->lock);
+	seq_printf(m, "async_depth %u\nasync_depth_limits %s\n", depth, mode);
+	seq_printf(m, "units %u\ncapacity %llu\n", p->units,
+		   (unsigned long long)ad->map.capacity);
+	seq_printf(m, "write_hold %u\ndev_slots %u\n", p->write_hold,
+		   p->dev_slots);
+	seq_printf(m, "dir %s\nphase_left %u\nstarved %u\n",
+		   p->dir == AC_DIR_WRITE ? "write" : "read", p->phase_left,
+		   p->starved);
+	seq_printf(m, "proc %d\nbatch_writes %u\n", p->proc, p->batch_writes);
+	seq_printf(m, "last_read %u\nlast_write %u\n", p->last_read,
+		   p->last_write);
+	seq_printf(m, "sorted %u\n", ad->nr_sorted);
+	for (t = 0; t < AC_NR_TYPES; t++)
+		seq_printf(m, "queued_%s %u\n", ac_type_name(t), p->queued[t]);
+	seq_printf(m, "cap_waiting %d\nwrites_waiting %d\n",
+		   READ_ONCE(ad->cap_waiting), READ_ONCE(ad->writes_waiting));
+	seq_printf(m, "reads_out %d\nwrites_out %d\n",
+		   atomic_read(&ad->reads_out), atomic_read(&ad->writes_out));
+	spin_unlock(&ad->lock);
+	return 0;
 }
 
 static int ac_stats_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
 	const struct ac_stats *s = &ad->policy.stats;
-	const struct ac_counter *c;
+	const struct ac_counters *c = &ad->stats;
 	enum ac_type t;
-	size_t i;
 
 	spin_lock(&ad->lock);
-	for (i = 0; i < ARRAY_SIZE(ac_type_counters); i++) {
-		c = &ac_type_counters[i];
-		for (t = 0; t < AC_NR_TYPES; t++)
-			seq_printf(m, "%s_%s %llu\n", c->name, ac_type_name(t),
-				   ac_counter(s, c->offset + t * sizeof(u64)));
-	}
-	for (i = 0; i < ARRAY_SIZE(ac_policy_counters); i++) {
-		c = &ac_policy_counters[i];
-		seq_printf(m, "%s %llu\n", c->name, ac_counter(s, c->offset));
-	}
-	for (i = 0; i < ARRAY_SIZE(ac_glue_counters); i++) {
-		c = &ac_glue_counters[i];
-		seq_printf(m, "%s %llu\n", c->name,
-			   ac_counter(&ad->stats, c->offset));
-	}
+	for (t = 0; t < AC_NR_TYPES; t++)
+		seq_printf(m, "dispatched_%s %llu\n", ac_type_name(t),
+			   s->dispatched[t]);
+	for (t = 0; t < AC_NR_TYPES; t++)
+		seq_printf(m, "expired_%s %llu\n", ac_type_name(t),
+			   s->expired[t]);
+	seq_printf(m, "read_rounds %llu\n", s->read_rounds);
+	seq_printf(m, "write_batches %llu\n", s->write_batches);
+	seq_printf(m, "starved_switches %llu\n", s->starved_switches);
+	seq_printf(m, "proc_fallbacks %llu\n", s->proc_fallbacks);
+	seq_printf(m, "writes_held %llu\n", s->writes_held);
+	seq_printf(m, "reads_idle %llu\n", s->reads_idle);
+	seq_printf(m, "reads_busy %llu\n", s->reads_busy);
+	seq_printf(m, "cap_holds %llu\n", s->cap_holds);
+	seq_printf(m, "cap_spare %llu\n", s->cap_spare);
+	seq_printf(m, "cap_spare_writes %llu\n", s->cap_spare_writes);
+	seq_printf(m, "cap_skips %llu\n", s->cap_skips);
+	seq_printf(m, "cap_expired %llu\n", s->cap_expired);
+	seq_printf(m, "sync_read_expired %llu\n", s->sync_read_expired);
+	seq_printf(m, "write_expired %llu\n", s->write_expired);
+	seq_printf(m, "expired_waits %llu\n", s->expired_waits);
+	seq_printf(m, "writes_behind_reads %llu\n", s->writes_behind_reads);
+	seq_printf(m, "inserted %llu\n", c->inserted);
+	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
+	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);
+	seq_printf(m, "merged %llu\n", c->merged);
+	seq_printf(m, "merges_refused %llu\n", c->merges_refused);
+	seq_printf(m, "retyped %llu\n", c->retyped);
+	seq_printf(m, "regroups %llu\n", c->regroups);
+	seq_printf(m, "resizes %llu\n", c->resizes);
 	spin_unlock(&ad->lock);
-	/* These change without the lock; ac-counters.h lists them in this order. */
-	for (i = 0; i < ARRAY_SIZE(ac_percpu_counters); i++) {
-		u64 __percpu **v;
-
-		c = &ac_percpu_counters[i];
-		v = (u64 __percpu **)((char *)ad + c->offset);
-		seq_printf(m, "%s %llu\n", c->name, ac_percpu_sum(*v));
-	}
-	for (i = 0; i < ARRAY_SIZE(ac_atomic_counters); i++) {
-		atomic64_t *v;
-
-		c = &ac_atomic_counters[i];
-		v = (atomic64_t *)((char *)ad + c->offset);
-		seq_printf(m, "%s %lld\n", c->name, (long long)atomic64_read(v));
-	}
+	seq_printf(m, "completed %llu\n", ac_percpu_sum(ad->completed));
+	seq_printf(m, "requeued %lld\n", (long long)atomic64_read(&ad->requeued));
 	return 0;
 }
 
 /*
- * The request lists: the four FIFOs, then the dispatch list.  All share the
- * same seq_operations functions; which list a file shows is the index of its
- * entry in ac_list_seq_ops[].  The lock is held from start to stop.
+ * The request lists: the four FIFOs, then the dispatch list.  Which list a
+ * file shows is the index of its entry in ac_list_seq_ops[]; the lock is
+ * held from start to stop.
  */
 #define AC_DISPATCH_LIST	AC_NR_TYPES
-#define AC_NR_LISTS		(AC_DISPATCH_LIST + 1)
 
-static const struct seq_operations ac_list_seq_ops[AC_NR_LISTS];
+static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1];
+
+static struct ac_data *ac_seq_data(struct seq_file *m)
+{
+	return ac_queue_data(m->private);
+}
 
 static struct list_head *ac_seq_list(struct seq_file *m)
 {
@@ -264,8 +173,6 @@ static void *ac_list_start(struct seq_file *m, loff_t *pos)
 	__acquires(&ac_seq_data(m)->lock)
 {
 	spin_lock(&ac_seq_data(m)->lock);
-	/* a request alone in AC is on no FIFO until it is unparked */
-	ac_unpark(ac_seq_data(m));
 	return seq_list_start(ac_seq_list(m), *pos);
 }
 
@@ -280,8 +187,8 @@ static void ac_list_stop(struct seq_file *m, void *v)
 	spin_unlock(&ac_seq_data(m)->lock);
 }
 
-static const struct seq_operations ac_list_seq_ops[AC_NR_LISTS] = {
-	[0 ... AC_NR_LISTS - 1] = {
+static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1] = {
+	[0 ... AC_NR_TYPES] = {
 		.start	= ac_list_start,
 		.next	= ac_list_next,
 		.stop	= ac_list_stop,
@@ -289,13 +196,18 @@ static const struct seq_operations ac_list_seq_ops[AC_NR_LISTS] = {
 	},
 };
 
-/* The files, in the order of ac-debugfs.h. */
+#define AC_LIST_ATTR(name, list)	{ name, 0400, .seq_ops = &ac_list_seq_ops[list] }
+
 const struct blk_mq_debugfs_attr ac_debugfs_attrs[] = {
-#define AC_DEBUGFS_TABLE(_name)	{ #_name, 0400, ac_##_name##_show },
-#define AC_DEBUGFS_LIST(_name, _list)					\
-	{ #_name, 0400, .seq_ops = &ac_list_seq_ops[_list] },
-#define AC_DEBUGFS_VALUE(_name, ...) { #_name, 0400, ac_##_name##_show },
-#include "ac-debugfs.h"
+	{ "channels", 0400, ac_channels_show },
+	{ "occupancy", 0400, ac_occupancy_show },
+	{ "state", 0400, ac_state_show },
+	{ "stats", 0400, ac_stats_show },
+	AC_LIST_ATTR("read_sync_fifo", AC_READ_SYNC),
+	AC_LIST_ATTR("read_async_fifo", AC_READ_ASYNC),
+	AC_LIST_ATTR("write_sync_fifo", AC_WRITE_SYNC),
+	AC_LIST_ATTR("write_async_fifo", AC_WRITE_ASYNC),
+	AC_LIST_ATTR("dispatch", AC_DISPATCH_LIST),
 	{},
 };
 

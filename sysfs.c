@@ -15,7 +15,7 @@
  * for mapping, one of its words), with at most one trailing newline, is
  * refused with -EINVAL and the old value stays.  A store takes the scheduler
  * lock, so the dispatch path sees either the old or the new value; changing
- * the sub-group layout (nr_channels, dies_per_channel, mapping, stripe_kb)
+ * the layout of units (nr_channels, dies_per_channel, mapping, stripe_kb)
  * regroups every queued request under that lock, so nothing queued is lost
  * or counted in the wrong place.
  */
@@ -143,8 +143,9 @@ static int ac_tunable_parse(const struct ac_tunable *t, const char *page,
 static bool ac_tunable_fits(struct ac_data *ad, enum ac_tunable_index idx,
 			    u32 val)
 {
-	u64 channels = idx == AC_T_nr_channels ? val : ad->nr_channels;
-	u64 dies = idx == AC_T_dies_per_channel ? val : ad->dies_per_channel;
+	u64 channels = idx == AC_T_nr_channels ? val : ad->policy.nr_channels;
+	u64 dies = idx == AC_T_dies_per_channel ? val :
+		   ad->policy.dies_per_channel;
 
 	return channels * dies <= AC_MAX_UNITS;
 }
@@ -181,8 +182,10 @@ static ssize_t ac_tunable_store(struct elevator_queue *e,
 	 * Queued requests may have changed sub-queues, or a cap or a limit
 	 * may have moved: let dispatch see it.
 	 */
-	if (changed)
-		ac_tunables_changed(ad);
+	if (changed) {
+		WRITE_ONCE(ad->cap_waiting, false);
+		blk_mq_run_hw_queues(ad->q, true);
+	}
 	return count;
 }
 

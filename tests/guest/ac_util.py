@@ -76,32 +76,29 @@ def active_mapping(text):
     return words[0]
 
 
-# debugfs (ac-debugfs.h): each file is one table or one value.
-DEBUGFS_TABLES = (["channels", "occupancy", "stats"]
+# debugfs (debugfs.c): tables, "name value" files and request lists.
+DEBUGFS_TABLES = (["channels", "occupancy", "state", "stats"]
                   + ["%s_fifo" % t for t in TYPES] + ["dispatch"])
-DEBUGFS_VALUES = (["async_depth", "async_depth_limits", "nr_channels",
-                   "dies_per_channel", "unit_depth", "unit_writes",
-                   "reads_first", "unit_spare", "write_hold", "dev_slots",
-                   "fifo_batch", "writes_starved", "write_batch", "mapping",
-                   "stripe_kb", "write_inflight", "units", "capacity", "dir",
-                   "phase_left", "starved", "proc", "batch_writes",
-                   "last_read", "last_write", "sorted"]
-                  + ["queued_%s" % t for t in TYPES]
-                  + ["cap_waiting", "writes_waiting", "reads_out", "writes_out"])
-# The counters of the stats table (ac-counters.h), in order.
+# The lines of debugfs "state", in order.
+STATE_KEYS = (["async_depth", "async_depth_limits", "units", "capacity",
+               "write_hold", "dev_slots", "dir", "phase_left", "starved",
+               "proc", "batch_writes", "last_read", "last_write", "sorted"]
+              + ["queued_%s" % t for t in TYPES]
+              + ["cap_waiting", "writes_waiting", "reads_out", "writes_out"])
+# The counters of the stats table (debugfs.c), in order.
 STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["expired_%s" % t for t in TYPES]
                   + ["read_rounds", "write_batches", "starved_switches",
                      "proc_fallbacks", "writes_held", "reads_idle",
-                     "reads_busy", "reads_by_write", "cap_holds", "cap_spare",
+                     "reads_busy", "cap_holds", "cap_spare",
                      "cap_spare_writes", "cap_skips",
                      "cap_expired", "sync_read_expired", "write_expired",
                      "expired_waits",
                      "writes_behind_reads",
                      "inserted",
                      "head_inserts", "head_dispatched", "merged",
-                     "front_merges", "merges_refused", "retyped", "regroups",
-                     "resizes", "lone", "lone_direct", "completed", "requeued"])
+                     "merges_refused", "retyped", "regroups",
+                     "resizes", "completed", "requeued"])
 
 
 def debugfs_dir(dev):
@@ -124,23 +121,13 @@ def debugfs_pairs(dev, name):
     return out
 
 
-def debugfs_value(dev, name):
-    """A one-value debugfs file (int where possible)."""
-    text = read(os.path.join(debugfs_dir(dev), name))
-    assert "\n" not in text and text, "%s: not one value: %r" % (name, text)
-    return _int_or_str(text)
-
-
 def stats(dev):
     return debugfs_pairs(dev, "stats")
 
 
 def state(dev):
-    """Every one-value debugfs file, {name: value}: each file not a table
-    (so a value added to ac-debugfs.h shows up here unlisted).  Each file
-    is its own snapshot: compare values across files only when idle."""
-    return {n: debugfs_value(dev, n) for n in sorted(os.listdir(debugfs_dir(dev)))
-            if n not in DEBUGFS_TABLES}
+    """debugfs "state": {name: value}, one snapshot."""
+    return debugfs_pairs(dev, "state")
 
 
 def assert_idle_and_balanced(dev):

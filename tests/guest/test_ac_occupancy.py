@@ -311,7 +311,7 @@ def test_reads_first_writes_wait_for_reads(ssdsim):
         print("reads_first %d: %d verified I/Os, writes %d (expired %d), writes_behind_reads %d,"
               " write_hold %s" % (reads_first, total, s["dispatched_write_sync"],
                                   s["expired_write_sync"], s["writes_behind_reads"],
-                                  ac_util.debugfs_value(dev, "write_hold")))
+                                  ac_util.state(dev)["write_hold"]))
         assert total > 100
         assert s["dispatched_write_sync"] > 0, s
         counts[reads_first] = s

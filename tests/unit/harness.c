@@ -117,116 +117,52 @@ void t_check_queued_units(const struct ac_policy *p)
 	for (u = 0; u < AC_MAX_UNITS; u++)
 		for (t = 0; t < AC_NR_TYPES; t++)
 			CHECK_EQ(!!(p->queued_units[t][u / 64] & (1ULL << (u % 64))),
-				 p->grp[u].nr[t] > 0);
+				 p->unit[u].nr[t] > 0);
 }
-
-unsigned long t_shortcut_picks;
 
 /*
- * Whether ac_policy_pick() takes its shortcut from @p, as its comment
- * states the conditions: a read phase under way, no dies, writes not held,
- * and every queued read of the wanted type in one unit.
+ * The mappings of spec section 2 by plain division: the reference the
+ * prepared map (ac_map_chan()) is checked against.
  */
-static bool t_shortcut_applies(const struct ac_policy *p)
+u32 t_ref_map(int mapping, u32 nr, u64 sector, u64 capacity, u32 stripe)
 {
-	enum ac_type t = p->queued[AC_READ_SYNC] ? AC_READ_SYNC : AC_READ_ASYNC;
-	u32 u;
+	u64 per, c;
 
-	if (ac_policy_dies(p) || p->writes_held || !p->phase_left ||
-	    p->dir != AC_DIR_READ || !p->queued[t])
-		return false;
-	for (u = 0; u < ac_policy_units(p); u++)
-		if (p->grp[u].nr[t])
-			return p->grp[u].nr[t] == p->queued[t];
-	return false;
+	if (nr <= 1)
+		return 0;
+	if (mapping == AC_MAP_STRIPE)
+		return (u32)((sector / (stripe ? stripe : 1)) % nr);
+	per = capacity / nr;
+	if (!per)
+		return 0;
+	c = sector / per;
+	return c < nr ? (u32)c : nr - 1;
 }
 
-/* Check that pick @b from state @pb is pick @a from state @pa; @what says why. */
-static void t_same_pick(struct ac_pick a, const struct ac_policy *pa,
-			struct ac_pick b, const struct ac_policy *pb,
-			const char *what)
+/* The defaults of ac-tunables.h, by field name. */
+static const struct {
+	const char *field;
+	u32 def;
+} t_defaults[] = {
+#define AC_TUNABLE(_name, _field, _unit, _min, _max, _def, ...) { #_field, _def },
+#include "ac-tunables.h"
+};
+
+static u32 t_default(const char *field)
 {
-	CHECK_MSG(a.kind == b.kind && a.type == b.type &&
-		  a.group == b.group && a.capped == b.capped,
-		  "%s: the pick differs", what);
-	CHECK_MSG(!memcmp(pa, pb, sizeof(*pa)),
-		  "%s: the policy ends different", what);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t_defaults); i++)
+		if (!strcmp(t_defaults[i].field, field))
+			return t_defaults[i].def;
+	CHECK_MSG(0, "no default for %s in ac-tunables.h", field);
+	return 0;
 }
 
-unsigned long t_lone_applied;
-
-/*
- * ac_policy_lone() from @p, four ways (as given; with the request late;
- * with its unit busy, a write of ours there or not; with writes held),
- * against what it stands for: ac_policy_add(), the general pick with the
- * request's own head the only one, and ac_policy_dispatched().  Where it
- * declines (dies, writes held) it must change nothing.
- */
-void t_lone_check(const struct ac_policy *p, unsigned int group, int type,
-		  unsigned long long expire, unsigned long long now)
+void t_policy_init(struct ac_policy *p, u32 nr_channels)
 {
-	static struct ac_policy lone, general;
-	static struct ac_occupancy busy;
-	struct ac_fifo_heads h = { 0 };
-	struct ac_pick k, k2;
-	int way;
-
-	if (ac_policy_queued(p))
-		return;
-	for (way = 0; way < 4; way++) {
-		unsigned long long at = way == 1 ? expire : now;
-
-		memcpy(&lone, p, sizeof(lone));
-		if (way == 2) {
-			memset(&busy, 0, sizeof(busy));
-			atomic_set(&busy.all[ac_idx(group)], 1 + (int)(at % 3));
-			atomic_set(&busy.writes[ac_idx(group)], (int)(at % 2));
-			lone.occ = &busy;
-		}
-		lone.writes_held = way == 3;
-		memcpy(&general, &lone, sizeof(general));
-		k = ac_policy_lone(&lone, group, (enum ac_type)type, expire,
-				   at);
-		if (ac_policy_dies(&general) || general.writes_held) {
-			CHECK_MSG(k.kind == AC_PICK_NONE &&
-				  !memcmp(&lone, &general, sizeof(lone)),
-				  "lone: declined, yet changed the policy");
-			continue;
-		}
-		ac_policy_add(&general, group, (enum ac_type)type);
-		memset(&h, 0, sizeof(h));
-		h.valid[type] = true;
-		h.expire[type] = expire;
-		h.unit[type] = group;
-		k2 = ac_policy_pick_general(&general, &h, at);
-		CHECK_MSG(k2.kind != AC_PICK_NONE, "lone: the general pick found none");
-		if (k2.kind != AC_PICK_NONE)
-			ac_policy_dispatched(&general, group, k2.type,
-					     k2.kind == AC_PICK_EXPIRED);
-		t_same_pick(k, &lone, k2, &general,
-			    "the lone step against add, pick and dispatch");
-		t_lone_applied++;
-	}
-}
-
-struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
-		      unsigned long long now)
-{
-	bool due = ac_policy_heads_due(p);
-	struct ac_policy without, general;
-	struct ac_pick k, k2;
-
-	memcpy(&without, p, sizeof(without));
-	memcpy(&general, p, sizeof(general));
-	if (t_shortcut_applies(p))
-		t_shortcut_picks++;
-	k = ac_policy_pick(p, heads, now);
-	k2 = ac_policy_pick_general(&general, heads, now);
-	t_same_pick(k, p, k2, &general, "the shortcut against the general pick");
-	if (due)
-		return k;
-	t_heads_skipped++;
-	k2 = ac_policy_pick(&without, NULL, now);
-	t_same_pick(k, p, k2, &without, "heads not due, yet without them");
-	return k;
+	ac_policy_init(p, nr_channels);
+	p->fifo_batch = t_default("policy.fifo_batch");
+	p->writes_starved = t_default("policy.writes_starved");
+	p->write_batch = t_default("policy.write_batch");
 }

@@ -44,35 +44,21 @@ struct t_case {
 	void (*fn)(void);
 };
 
+#include "ac-policy.h"
+
 struct ac_policy;
 struct ac_fifo_heads;
 struct ac_pick;
 
-/*
- * ac_policy_pick(), checking on the way that whenever
- * ac_policy_heads_due() says no, the same pick with NULL heads gives the
- * same result and leaves the policy in the same state (the glue then
- * skips reading its FIFO heads).  t_heads_skipped counts those picks.
- * Every pick is also made by ac_policy_pick_general() from the same
- * state: the picks and the states after them must be equal, whether or
- * not ac_policy_pick() took its shortcut (t_shortcut_picks counts those
- * it took).
- */
-struct ac_pick t_pick(struct ac_policy *p, const struct ac_fifo_heads *heads,
-		      unsigned long long now);
-extern unsigned long t_heads_skipped;
-extern unsigned long t_shortcut_picks;
+/* Spec section 2's mappings by plain division, to check ac_map_chan(). */
+u32 t_ref_map(int mapping, u32 nr, u64 sector, u64 capacity, u32 stripe);
 
 /*
- * From @p with nothing queued, ac_policy_lone() for a request of @type in
- * unit @group with deadline @expire, against ac_policy_add(), the general
- * pick and ac_policy_dispatched(): the same pick and the same state, in
- * several variants (late, busy unit, writes held); t_lone_applied counts
- * the comparisons where it did not decline.  @p is not changed.
+ * ac_policy_init() with the scheduling tunables at their defaults from
+ * ac-tunables.h (fifo_batch, writes_starved, write_batch); the caps and
+ * reads_first stay 0, the policy's neutral base.
  */
-void t_lone_check(const struct ac_policy *p, unsigned int group, int type,
-		  unsigned long long expire, unsigned long long now);
-extern unsigned long t_lone_applied;
+void t_policy_init(struct ac_policy *p, u32 nr_channels);
 
 /* Check that the picks' bitmaps (queued_units) match grp[].nr, unit by unit. */
 void t_check_queued_units(const struct ac_policy *p);

@@ -27,8 +27,8 @@ static struct ac_pick step(struct ac_policy *p)
 {
 	struct ac_pick k = ac_policy_pick(p, &no_heads, 0);
 
-	if (k.kind == AC_PICK_GROUP)
-		ac_policy_dispatched(p, k.group, k.type, false);
+	if (k.kind == AC_PICK_UNIT)
+		ac_policy_dispatched(p, k.unit, k.type, false);
 	return k;
 }
 
@@ -41,10 +41,10 @@ static void expect_seq(struct ac_policy *p, const u32 *groups,
 	for (i = 0; i < n; i++) {
 		struct ac_pick k = step(p);
 
-		CHECK_MSG(k.kind == AC_PICK_GROUP && k.group == groups[i] &&
+		CHECK_MSG(k.kind == AC_PICK_UNIT && k.unit == groups[i] &&
 			  k.type == types[i],
 			  "line %d, dispatch %d: got kind %d group %u type %d, want group %u type %d",
-			  line, i, k.kind, k.group, k.type, groups[i], types[i]);
+			  line, i, k.kind, k.unit, k.type, groups[i], types[i]);
 	}
 }
 
@@ -74,7 +74,7 @@ static void test_read_rotation(void)
 	static const enum ac_type t[] = { RS, RS, RS, RS, RS, RS, RS, RS, RS };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 3, RS, 3);
 	add_n(&p, 5, RS, 3);
@@ -92,7 +92,7 @@ static void test_read_rotation_uneven(void)
 	static const enum ac_type t[] = { RS, RS, RS, RS, RS, RS };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 3, RS, 3);
 	add_n(&p, 5, RS, 1);
@@ -112,15 +112,15 @@ static void test_read_not_twice_after_refill(void)
 	static const enum ac_type t[] = { RS, RS };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 4);
+	t_policy_init(&p, 4);
 	no_limits(&p);
 	add_n(&p, 1, RS, 2);
 	add_n(&p, 2, RS, 1);
 	EXPECT_SEQ(&p, g, t);
-	CHECK_EQ(p.grp[2].rflag, AC_R_ZERO);
+	CHECK_EQ(p.unit[2].rflag, AC_R_ZERO);
 	ac_policy_add(&p, 2, RS);
-	CHECK_EQ(p.grp[2].rflag, AC_R_PEND);
-	CHECK_EQ(p.grp[1].rflag, AC_R_END);
+	CHECK_EQ(p.unit[2].rflag, AC_R_PEND);
+	CHECK_EQ(p.unit[1].rflag, AC_R_END);
 	EXPECT_SEQ(&p, g2, t);
 	expect_empty(&p);
 }
@@ -132,9 +132,9 @@ static void make_proc(struct ac_policy *p, u32 group, int writes)
 
 	add_n(p, group, WS, writes + 1);
 	k = step(p);
-	CHECK(k.kind == AC_PICK_GROUP && k.group == group && k.type == WS);
+	CHECK(k.kind == AC_PICK_UNIT && k.unit == group && k.type == WS);
 	CHECK_EQ(p->proc, (int)group);
-	CHECK_EQ(p->grp[group].wflag, AC_W_PROC);
+	CHECK_EQ(p->chan[group].wflag, AC_W_PROC);
 }
 
 /* 4.2: if sub-group 4 is PROC, reads in 3, 4, 5 go to 3 and 5 first. */
@@ -144,7 +144,7 @@ static void test_read_avoids_proc(void)
 	static const enum ac_type t[] = { RS, RS, RS, RS, RS, RS };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	make_proc(&p, 4, 5);
 	p.phase_left = 0;	/* end the write phase: reads come first */
@@ -155,7 +155,7 @@ static void test_read_avoids_proc(void)
 	/* 4 was the only sub-group with reads left, twice */
 	CHECK_EQ(p.stats.proc_fallbacks, 2);
 	CHECK_EQ(p.proc, 4);
-	CHECK_EQ(p.grp[4].wflag, AC_W_PROC);
+	CHECK_EQ(p.chan[4].wflag, AC_W_PROC);
 }
 
 /* 4.3: writes go out one channel at a time: all of 3, then 5, then 7. */
@@ -167,26 +167,26 @@ static void test_write_one_channel(void)
 	struct ac_pick k;
 	int i;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 7, WS, 4);
 	add_n(&p, 3, WS, 3);
 	add_n(&p, 5, WS, 2);
 	for (i = 0; i < 8; i++)
-		CHECK_EQ(p.grp[i].wflag, (i == 3 || i == 5 || i == 7) ?
+		CHECK_EQ(p.chan[i].wflag, (i == 3 || i == 5 || i == 7) ?
 			 AC_W_PEND : AC_W_ZERO);
 	/* first batch: 3 is PROC, the others stay PEND */
 	k = step(&p);
-	CHECK(k.kind == AC_PICK_GROUP && k.group == 3);
-	CHECK_EQ(p.grp[3].wflag, AC_W_PROC);
-	CHECK_EQ(p.grp[5].wflag, AC_W_PEND);
-	CHECK_EQ(p.grp[7].wflag, AC_W_PEND);
+	CHECK(k.kind == AC_PICK_UNIT && k.unit == 3);
+	CHECK_EQ(p.chan[3].wflag, AC_W_PROC);
+	CHECK_EQ(p.chan[5].wflag, AC_W_PEND);
+	CHECK_EQ(p.chan[7].wflag, AC_W_PEND);
 	expect_seq(&p, &g[1], &t[1], 8, __LINE__);
 	expect_empty(&p);
 	CHECK_EQ(p.stats.write_batches, 3);
 	CHECK_EQ(p.proc, -1);
 	for (i = 0; i < 8; i++)
-		CHECK_EQ(p.grp[i].wflag, AC_W_ZERO);
+		CHECK_EQ(p.chan[i].wflag, AC_W_ZERO);
 }
 
 /* 4.3 clarification: a PROC batch ends after write_batch writes. */
@@ -196,7 +196,7 @@ static void test_write_batch_limit(void)
 	static const enum ac_type t[] = { WA, WA, WA, WA, WA, WA };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	p.write_batch = 2;
 	add_n(&p, 3, WA, 5);
@@ -206,18 +206,18 @@ static void test_write_batch_limit(void)
 	CHECK_EQ(p.stats.write_batches, 4);
 
 	/* the batch ends with the limit: back to PEND, rotation moves on */
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	p.write_batch = 2;
 	add_n(&p, 3, WA, 5);
 	add_n(&p, 5, WA, 5);
 	step(&p);
-	CHECK_EQ(p.grp[3].wflag, AC_W_PROC);
+	CHECK_EQ(p.chan[3].wflag, AC_W_PROC);
 	step(&p);
-	CHECK_EQ(p.grp[3].wflag, AC_W_PEND);
+	CHECK_EQ(p.chan[3].wflag, AC_W_PEND);
 	CHECK_EQ(p.proc, -1);
-	CHECK_EQ(step(&p).group, 5);
-	CHECK_EQ(p.grp[5].wflag, AC_W_PROC);
+	CHECK_EQ(step(&p).unit, 5);
+	CHECK_EQ(p.chan[5].wflag, AC_W_PROC);
 }
 
 /* Build FIFO heads: one request of each type, all expired at @now. */
@@ -253,7 +253,7 @@ static void test_expired_order(void)
 	struct ac_policy p;
 	int t;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 1;		/* every dispatch starts a phase */
 	p.writes_starved = T_HUGE;	/* writes never starved here */
 	for (t = 0; t < AC_NR_TYPES; t++)
@@ -275,7 +275,7 @@ static void test_expired_order_starved(void)
 	struct ac_policy p;
 	int t;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 1;
 	p.writes_starved = 1;
 	for (t = 0; t < AC_NR_TYPES; t++)
@@ -303,7 +303,7 @@ static void test_expired_phase_start_only(void)
 	u64 now = ~0ULL - 2;	/* the clock wraps during this test */
 	int i;
 
-	ac_policy_init(&p, 4);
+	t_policy_init(&p, 4);
 	p.fifo_batch = 4;
 	add_n(&p, 0, RS, 8);
 	add_n(&p, 1, WA, 1);
@@ -313,14 +313,14 @@ static void test_expired_phase_start_only(void)
 	h.expire[WA] = now + 3;		/* wraps to 0 */
 	/* not expired yet: a read phase */
 	k = ac_policy_pick(&p, &h, now);
-	CHECK(k.kind == AC_PICK_GROUP && k.type == RS && k.group == 0);
-	ac_policy_dispatched(&p, k.group, k.type, false);
+	CHECK(k.kind == AC_PICK_UNIT && k.type == RS && k.unit == 0);
+	ac_policy_dispatched(&p, k.unit, k.type, false);
 	/* expired now, but the phase has 3 slots left */
 	now += 10;
 	for (i = 0; i < 3; i++) {
 		k = ac_policy_pick(&p, &h, now);
-		CHECK(k.kind == AC_PICK_GROUP && k.type == RS);
-		ac_policy_dispatched(&p, k.group, k.type, false);
+		CHECK(k.kind == AC_PICK_UNIT && k.type == RS);
+		ac_policy_dispatched(&p, k.unit, k.type, false);
 	}
 	CHECK_EQ(p.phase_left, 0);
 	/* next phase start: the expired write goes first, in a read phase */
@@ -334,15 +334,15 @@ static void test_expired_phase_start_only(void)
 	CHECK_EQ(p.stats.expired[WA], 1);
 
 	/* a deadline exactly now counts as passed; one tick later does not */
-	ac_policy_init(&p, 4);
+	t_policy_init(&p, 4);
 	add_n(&p, 2, RA, 1);
 	add_n(&p, 3, RS, 1);
 	h.valid[RS] = false;
 	h.valid[RA] = true;
 	h.expire[RA] = 51;
 	k = ac_policy_pick(&p, &h, 50);
-	CHECK(k.kind == AC_PICK_GROUP && k.type == RS && k.group == 3);
-	ac_policy_dispatched(&p, k.group, k.type, false);
+	CHECK(k.kind == AC_PICK_UNIT && k.type == RS && k.unit == 3);
+	ac_policy_dispatched(&p, k.unit, k.type, false);
 	p.phase_left = 0;
 	k = ac_policy_pick(&p, &h, 51);
 	CHECK(k.kind == AC_PICK_EXPIRED && k.type == RA);
@@ -358,7 +358,7 @@ static void test_writes_starved(void)
 	struct ac_policy p;
 	int i;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 2;
 	p.writes_starved = 2;
 	p.write_batch = T_HUGE;
@@ -369,13 +369,13 @@ static void test_writes_starved(void)
 		struct ac_pick k = step(&p);
 		char got = ac_type_is_write(k.type) ? 'W' : 'R';
 
-		CHECK_MSG(k.kind == AC_PICK_GROUP && got == want[i],
+		CHECK_MSG(k.kind == AC_PICK_UNIT && got == want[i],
 			  "dispatch %d: got %c, want %c", i, got, want[i]);
 	}
 	CHECK_EQ(p.stats.starved_switches, 2);
 
 	/* no writes waiting: reads never count as starving anything */
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 1;
 	add_n(&p, 0, RS, 10);
 	for (i = 0; i < 10; i++)
@@ -390,16 +390,16 @@ static void test_read_phase_runs_out(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 8;
 	add_n(&p, 1, RS, 1);
 	add_n(&p, 2, WS, 3);
 	k = step(&p);
-	CHECK(k.kind == AC_PICK_GROUP && k.type == RS);
+	CHECK(k.kind == AC_PICK_UNIT && k.type == RS);
 	CHECK_EQ(p.phase_left, 7);
 	/* no reads left: the phase ends, the writes were starved once */
 	k = step(&p);
-	CHECK(k.kind == AC_PICK_GROUP && k.type == WS && k.group == 2);
+	CHECK(k.kind == AC_PICK_UNIT && k.type == WS && k.unit == 2);
 	CHECK_EQ(p.dir, AC_DIR_WRITE);
 	CHECK_EQ(p.starved, 0);		/* reset by the write phase */
 	CHECK_EQ(p.stats.starved_switches, 0);	/* not forced: no reads */
@@ -423,7 +423,7 @@ static void test_sync_before_async(void)
 	static const enum ac_type wt[] = { WS, WA, WA, WA, WA };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 1, RA, 1);
 	add_n(&p, 2, RS, 2);
@@ -434,7 +434,7 @@ static void test_sync_before_async(void)
 	 * A new batch goes to a sub-group with sync writes; the PROC sub-group
 	 * serves its sync writes, then its async ones, then the batch moves.
 	 */
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 5, WA, 2);
 	add_n(&p, 6, WA, 2);
@@ -449,18 +449,18 @@ static void test_proc_keeps_other_write_type(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 1, WA, 3);
 	k = step(&p);
-	CHECK(k.group == 1 && k.type == WA);
+	CHECK(k.unit == 1 && k.type == WA);
 	add_n(&p, 4, WS, 2);
 	k = step(&p);
-	CHECK(k.group == 1 && k.type == WA);
+	CHECK(k.unit == 1 && k.type == WA);
 	k = step(&p);
-	CHECK(k.group == 1 && k.type == WA);
+	CHECK(k.unit == 1 && k.type == WA);
 	k = step(&p);
-	CHECK(k.group == 4 && k.type == WS);
+	CHECK(k.unit == 4 && k.type == WS);
 }
 
 /* Reads of the other type must not make a sub-group a candidate. */
@@ -470,7 +470,7 @@ static void test_read_type_per_group(void)
 	static const enum ac_type t[] = { RS, RS, RS, RA };
 	struct ac_policy p;
 
-	ac_policy_init(&p, 4);
+	t_policy_init(&p, 4);
 	no_limits(&p);
 	add_n(&p, 0, RA, 1);	/* PEND, but only for async reads */
 	add_n(&p, 1, RS, 3);
@@ -485,38 +485,38 @@ static void test_insert_remove_flags(void)
 {
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	add_n(&p, 2, RS, 2);
 	add_n(&p, 3, RS, 1);
-	CHECK_EQ(p.grp[2].rflag, AC_R_PEND);
-	CHECK_EQ(step(&p).group, 2);
-	CHECK_EQ(p.grp[2].rflag, AC_R_END);
+	CHECK_EQ(p.unit[2].rflag, AC_R_PEND);
+	CHECK_EQ(step(&p).unit, 2);
+	CHECK_EQ(p.unit[2].rflag, AC_R_END);
 	ac_policy_add(&p, 2, RA);
-	CHECK_EQ(p.grp[2].rflag, AC_R_END);	/* kept: not twice in a row */
-	CHECK_EQ(step(&p).group, 3);
-	CHECK_EQ(p.grp[3].rflag, AC_R_ZERO);
+	CHECK_EQ(p.unit[2].rflag, AC_R_END);	/* kept: not twice in a row */
+	CHECK_EQ(step(&p).unit, 3);
+	CHECK_EQ(p.unit[3].rflag, AC_R_ZERO);
 	ac_policy_remove(&p, 2, RS);
-	CHECK_EQ(p.grp[2].rflag, AC_R_END);	/* one async read left */
+	CHECK_EQ(p.unit[2].rflag, AC_R_END);	/* one async read left */
 	ac_policy_remove(&p, 2, RA);
-	CHECK_EQ(p.grp[2].rflag, AC_R_ZERO);
+	CHECK_EQ(p.unit[2].rflag, AC_R_ZERO);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	make_proc(&p, 5, 2);
 	ac_policy_add(&p, 5, WA);
-	CHECK_EQ(p.grp[5].wflag, AC_W_PROC);	/* kept: batch goes on */
+	CHECK_EQ(p.chan[5].wflag, AC_W_PROC);	/* kept: batch goes on */
 	ac_policy_remove(&p, 5, WS);
 	ac_policy_remove(&p, 5, WS);
-	CHECK_EQ(p.grp[5].wflag, AC_W_PROC);
+	CHECK_EQ(p.chan[5].wflag, AC_W_PROC);
 	ac_policy_remove(&p, 5, WA);
-	CHECK_EQ(p.grp[5].wflag, AC_W_ZERO);
+	CHECK_EQ(p.chan[5].wflag, AC_W_ZERO);
 	CHECK_EQ(p.proc, -1);
 	/* an unbalanced remove changes nothing */
 	ac_policy_remove(&p, 5, WA);
 	CHECK_EQ(p.queued[WA], 0);
-	CHECK_EQ(p.grp[5].nr[WA], 0);
+	CHECK_EQ(p.unit[5].nr[WA], 0);
 }
 
 /* An expired write from a non-PROC sub-group leaves the batch alone. */
@@ -526,7 +526,7 @@ static void test_expired_write_elsewhere(void)
 	struct ac_policy p;
 	struct ac_pick k;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	no_limits(&p);
 	p.write_batch = 3;
 	make_proc(&p, 1, 3);		/* one dispatched, 3 left */
@@ -538,17 +538,17 @@ static void test_expired_write_elsewhere(void)
 	CHECK(k.kind == AC_PICK_EXPIRED && k.type == WA);
 	ac_policy_dispatched(&p, 6, WA, true);
 	CHECK_EQ(p.proc, 1);
-	CHECK_EQ(p.grp[6].wflag, AC_W_PEND);
+	CHECK_EQ(p.chan[6].wflag, AC_W_PEND);
 	CHECK_EQ(p.batch_writes, 1);
 	/* an expired write of the PROC sub-group counts towards the batch */
 	ac_policy_dispatched(&p, 1, WS, true);
 	CHECK_EQ(p.batch_writes, 2);
-	CHECK_EQ(step(&p).group, 1);
+	CHECK_EQ(step(&p).unit, 1);
 	CHECK_EQ(p.proc, -1);			/* write_batch 3 reached */
-	CHECK_EQ(p.grp[1].wflag, AC_W_PEND);
+	CHECK_EQ(p.chan[1].wflag, AC_W_PEND);
 	/* the last write of sub-group 6 goes out expired: ZERO */
 	ac_policy_dispatched(&p, 6, WA, true);
-	CHECK_EQ(p.grp[6].wflag, AC_W_ZERO);
+	CHECK_EQ(p.chan[6].wflag, AC_W_ZERO);
 }
 
 /* Only one direction queued: it is used whatever the preference. */
@@ -557,7 +557,7 @@ static void test_direction_fallback(void)
 	struct ac_policy p;
 	int i;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 3;
 	add_n(&p, 0, WA, 7);
 	for (i = 0; i < 7; i++)
@@ -576,7 +576,7 @@ static void test_regroup(void)
 	struct ac_policy p;
 	int i;
 
-	ac_policy_init(&p, 16);
+	t_policy_init(&p, 16);
 	p.fifo_batch = 5;
 	p.writes_starved = 3;
 	p.write_batch = 7;
@@ -599,9 +599,9 @@ static void test_regroup(void)
 	CHECK(p.last_read < 4 && p.last_write < 4);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 	for (i = 0; i < AC_MAX_CHANNELS; i++) {
-		CHECK_EQ(p.grp[i].rflag, AC_R_ZERO);
-		CHECK_EQ(p.grp[i].wflag, AC_W_ZERO);
-		CHECK_EQ(p.grp[i].nr[RS] + p.grp[i].nr[WS], 0);
+		CHECK_EQ(p.unit[i].rflag, AC_R_ZERO);
+		CHECK_EQ(p.chan[i].wflag, AC_W_ZERO);
+		CHECK_EQ(p.unit[i].nr[RS] + p.unit[i].nr[WS], 0);
 	}
 	expect_empty(&p);
 	ac_policy_regroup(&p, 0);
@@ -615,7 +615,7 @@ static void test_init_defaults(void)
 {
 	struct ac_policy p;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	CHECK_EQ(p.nr_channels, 8);
 	CHECK_EQ(p.fifo_batch, 16);
 	CHECK_EQ(p.writes_starved, 2);
@@ -631,7 +631,7 @@ static void test_zero_tunables(void)
 	struct ac_policy p;
 	int i;
 
-	ac_policy_init(&p, 8);
+	t_policy_init(&p, 8);
 	p.fifo_batch = 0;
 	p.writes_starved = 0;
 	p.write_batch = 0;
@@ -639,7 +639,7 @@ static void test_zero_tunables(void)
 	add_n(&p, 2, WS, 2);
 	add_n(&p, 3, WS, 2);
 	for (i = 0; i < 8; i++)
-		CHECK_EQ(step(&p).kind, AC_PICK_GROUP);
+		CHECK_EQ(step(&p).kind, AC_PICK_UNIT);
 	expect_empty(&p);
 	CHECK_EQ(p.stats.write_batches, 4);
 }
@@ -655,7 +655,7 @@ static void test_writes_held(void)
 	struct ac_pick k;
 	int i;
 
-	ac_policy_init(&p, 4);
+	t_policy_init(&p, 4);
 	p.fifo_batch = 2;
 	p.writes_starved = 1;
 	add_n(&p, 0, WS, 4);
@@ -664,9 +664,9 @@ static void test_writes_held(void)
 	p.writes_held = true;
 	for (i = 0; i < 6; i++) {
 		k = step(&p);
-		CHECK_MSG(k.kind == AC_PICK_GROUP && !ac_type_is_write(k.type),
+		CHECK_MSG(k.kind == AC_PICK_UNIT && !ac_type_is_write(k.type),
 			  "dispatch %d: kind %d type %d", i, k.kind, k.type);
-		CHECK_EQ(k.group, 1 + i % 2);
+		CHECK_EQ(k.unit, 1 + i % 2);
 	}
 	/* only writes left: nothing while held, and nothing changes */
 	k = ac_policy_pick(&p, &no_heads, 0);
@@ -684,7 +684,7 @@ static void test_writes_held(void)
 	p.writes_held = false;
 	for (i = 0; i < 4; i++) {
 		k = step(&p);
-		CHECK(k.kind == AC_PICK_GROUP && k.type == WS && k.group == 0);
+		CHECK(k.kind == AC_PICK_UNIT && k.type == WS && k.unit == 0);
 	}
 	expect_empty(&p);
 }

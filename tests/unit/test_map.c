@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* ac_map_sector(): the range and stripe mappings of spec section 2. */
+/* The range and stripe mappings of spec section 2. */
 #include <stdint.h>
 
 #include "harness.h"
@@ -7,14 +7,27 @@
 
 #define T_U64_MAX	UINT64_MAX
 
+/* The channel of @sector under a map prepared from these. */
+static u32 ac_map_chan_of(int mapping, u32 nr, u64 sector, u64 capacity,
+			  u32 stripe)
+{
+	struct ac_map m = {
+		.mapping = mapping, .nr_channels = nr, .capacity = capacity,
+		.stripe_sectors = stripe,
+	};
+
+	ac_map_prepare(&m);
+	return ac_map_chan(&m, sector);
+}
+
 static u32 range(u32 nr, u64 sector, u64 capacity)
 {
-	return ac_map_sector(AC_MAP_RANGE, nr, sector, capacity, 0);
+	return ac_map_chan_of(AC_MAP_RANGE, nr, sector, capacity, 0);
 }
 
 static u32 stripe(u32 nr, u64 sector, u32 stripe_sectors)
 {
-	return ac_map_sector(AC_MAP_STRIPE, nr, sector, 0, stripe_sectors);
+	return ac_map_chan_of(AC_MAP_STRIPE, nr, sector, 0, stripe_sectors);
 }
 
 static void test_range_basic(void)
@@ -73,7 +86,7 @@ static void test_stripe(void)
 	/* nr 0 and 1; the capacity plays no part */
 	CHECK_EQ(stripe(0, 13, 4), 0);
 	CHECK_EQ(stripe(1, 13, 4), 0);
-	CHECK_EQ(ac_map_sector(AC_MAP_STRIPE, 8, 9, 5, 1), 1);
+	CHECK_EQ(ac_map_chan_of(AC_MAP_STRIPE, 8, 9, 5, 1), 1);
 	/* huge values */
 	CHECK_EQ(stripe(8, T_U64_MAX, 1), 7);
 	CHECK_EQ(stripe(3, T_U64_MAX, 1), (u32)(T_U64_MAX % 3));
@@ -107,7 +120,7 @@ static void test_always_below_nr(void)
 		nr = (u32)((x >> 20) % (AC_MAX_CHANNELS + 2));
 		st = (i & 4) ? (u32)(x >> 32) : (u32)((x >> 40) % 3);
 		mapping = (i & 8) ? AC_MAP_STRIPE : AC_MAP_RANGE;
-		r = ac_map_sector(mapping, nr, sector, capacity, st);
+		r = ac_map_chan_of(mapping, nr, sector, capacity, st);
 		CHECK_MSG(nr ? r < nr : r == 0,
 			  "mapping %d nr %u sector %llu cap %llu stripe %u -> %u",
 			  mapping, nr, (unsigned long long)sector,
@@ -253,42 +266,9 @@ static u64 xorshift(u64 *x)
 	return *x;
 }
 
-/* ac_recip_div() is n / d for every divisor and dividend tried */
-static void test_recip_exact(void)
-{
-	static const u64 divs[] = {
-		1, 2, 3, 5, 7, 8, 100, 127, 128, 129, 1000, 4095, 65537,
-		1000000007ULL, (1ULL << 32) - 1, (1ULL << 32) + 1,
-		(1ULL << 47) - 1, (1ULL << 47) + 1, (1ULL << 48) - 1,
-		1ULL << 48, (1ULL << 48) + 1, (1ULL << 63) - 1, 1ULL << 63,
-		(1ULL << 63) + 1, T_U64_MAX,
-	};
-	u64 x = 0x9e3779b97f4a7c15ULL;
-	unsigned int i, j;
-
-	for (i = 0; i < ARRAY_SIZE(divs) + 4000; i++) {
-		u64 d = i < ARRAY_SIZE(divs) ? divs[i] :
-			1 + (xorshift(&x) >> (xorshift(&x) % 64));
-		u64 edge[] = { 0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d,
-			       (1ULL << 48) - 1, 1ULL << 48, (1ULL << 48) / d * d,
-			       (1ULL << 48) / d * d - 1, T_U64_MAX };
-		struct ac_recip r;
-
-		ac_recip_init(&r, d);
-		for (j = 0; j < ARRAY_SIZE(edge) + 300; j++) {
-			u64 n = j < ARRAY_SIZE(edge) ? edge[j] :
-				xorshift(&x) >> (xorshift(&x) % 64);
-
-			CHECK_MSG(ac_recip_div(&r, n) == n / d, "%llu / %llu",
-				  (unsigned long long)n, (unsigned long long)d);
-		}
-	}
-}
-
 /*
- * The prepared map (reciprocals) gives ac_map_sector()'s sub-group, which
- * divides, over random geometries and sectors; units and spans stay in
- * range.
+ * The prepared map gives the spec's channel (t_ref_map()) over random
+ * geometries and sectors; units and spans stay in range.
  */
 static void test_prepared_matches_division(void)
 {
@@ -304,17 +284,19 @@ static void test_prepared_matches_division(void)
 			.dies = xorshift(&x) % 9,
 		};
 
+		u32 stripe = m.stripe_sectors;
+
 		ac_map_prepare(&m);
 		for (j = 0; j < 200; j++) {
 			u64 s = j < 2 ? (j ? T_U64_MAX : 0) :
 				(xorshift(&x) % 3 ? xorshift(&x) % (m.capacity + 1000) :
 				 xorshift(&x) >> (xorshift(&x) % 64));
-			u32 want = ac_map_sector(m.mapping, m.nr_channels, s,
-						 m.capacity, m.stripe_sectors);
+			u32 want = t_ref_map(m.mapping, m.nr_channels, s,
+					     m.capacity, stripe);
 			u32 nr = m.nr_channels > 1 ? m.nr_channels : 1;
 			u32 dies = m.dies ? m.dies : 1;
 
-			CHECK_MSG(ac_map_group(&m, s) == want,
+			CHECK_MSG(ac_map_chan(&m, s) == want,
 				  "map %d nr %u cap %llu stripe %u sector %llu",
 				  m.mapping, m.nr_channels,
 				  (unsigned long long)m.capacity, m.stripe_sectors,
@@ -327,7 +309,6 @@ static void test_prepared_matches_division(void)
 }
 
 const struct t_case t_map[] = {
-	{ "map/recip_exact", test_recip_exact },
 	{ "map/prepared_matches_division", test_prepared_matches_division },
 	{ "map/range_basic", test_range_basic },
 	{ "map/range_edges", test_range_edges },

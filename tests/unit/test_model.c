@@ -197,10 +197,9 @@ static int m_find(const struct model *m, enum ac_type type, int group)
 
 static u32 m_map(const struct model *m, u64 sector)
 {
-	u32 g = ac_map_sector(m->mapping, m_nr(m), sector, m->capacity,
-			      m->stripe);
+	u32 g = t_ref_map(m->mapping, m_nr(m), sector, m->capacity, m->stripe);
 
-	CHECK_MSG(g < m_nr(m), "ac_map_sector gave %u for nr %u", g, m_nr(m));
+	CHECK_MSG(g < m_nr(m), "the map gave %u for nr %u", g, m_nr(m));
 	return g < m_nr(m) ? g : 0;
 }
 
@@ -209,7 +208,6 @@ static void m_queue(struct model *m, u32 id)
 	struct m_req *r = &m->req[id];
 
 	r->group = m_map(m, r->sector);
-	t_lone_check(&m->p, r->group, r->type, r->deadline, m->now);
 	m->cnt[r->group][r->type]++;
 	if (!ac_type_is_write(r->type) && m->rflag[r->group] == AC_R_ZERO)
 		m->rflag[r->group] = AC_R_PEND;
@@ -365,7 +363,7 @@ static void m_check_read(struct model *m, const struct ac_pick *k)
 {
 	enum ac_type want = m_type_count(m, AC_READ_SYNC) ?
 			    AC_READ_SYNC : AC_READ_ASYNC;
-	int g = (int)k->group, first;
+	int g = (int)k->unit, first;
 
 	CHECK_EQ(k->type, want);
 	/* never the PROC channel while another channel has such reads */
@@ -390,7 +388,7 @@ static void m_check_read(struct model *m, const struct ac_pick *k)
 
 static void m_check_write(struct model *m, const struct ac_pick *k)
 {
-	u32 g = k->group;
+	u32 g = k->unit;
 
 	if (m->batch >= 0) {
 		CHECK_MSG((int)g == m->batch,
@@ -480,13 +478,13 @@ static bool m_dispatch_held(struct model *m, const struct ac_pick *k)
 		CHECK_EQ(k->kind, AC_PICK_NONE);
 		return failed == t_failed_checks;
 	}
-	CHECK_MSG(k->kind == AC_PICK_GROUP && !ac_type_is_write(k->type) &&
-		  k->group < m_nr(m) && m->cnt[k->group][k->type],
-		  "held: kind %d type %d group %u", k->kind, k->type, k->group);
+	CHECK_MSG(k->kind == AC_PICK_UNIT && !ac_type_is_write(k->type) &&
+		  k->unit < m_nr(m) && m->cnt[k->unit][k->type],
+		  "held: kind %d type %d group %u", k->kind, k->type, k->unit);
 	if (failed != t_failed_checks)
 		return false;
 	m_check_read(m, k);
-	i = m_find(m, k->type, (int)k->group);
+	i = m_find(m, k->type, (int)k->unit);
 	CHECK(i >= 0);
 	if (i < 0)
 		return false;
@@ -516,7 +514,7 @@ static bool m_dispatch(struct model *m)
 	/* no draw without holds: the other profiles keep their sequences */
 	m->p.writes_held = !m->draining && m->prof->hold_pct &&
 			   m_below(m, 100) < m->prof->hold_pct;
-	k = t_pick(&m->p, &h, m->now);
+	k = ac_policy_pick(&m->p, &h, m->now);
 	m->picks++;
 	if (!m->qlen) {
 		CHECK_EQ(k.kind, AC_PICK_NONE);
@@ -532,7 +530,7 @@ static bool m_dispatch(struct model *m)
 			  "phase start: kind %d type %d, want expired %d",
 			  k.kind, k.type, exp);
 	} else {
-		CHECK_MSG(k.kind == AC_PICK_GROUP, "kind %d, want a group pick",
+		CHECK_MSG(k.kind == AC_PICK_UNIT, "kind %d, want a group pick",
 			  k.kind);
 		CHECK_EQ(m_dir_of(k.type), m->dir);
 	}
@@ -542,15 +540,15 @@ static bool m_dispatch(struct model *m)
 		i = m_find(m, k.type, -1);
 		m->expired_picks++;
 	} else {
-		CHECK_MSG(k.group < m_nr(m) && m->cnt[k.group][k.type],
-			  "pick names empty sub-queue %u/%d", k.group, k.type);
+		CHECK_MSG(k.unit < m_nr(m) && m->cnt[k.unit][k.type],
+			  "pick names empty sub-queue %u/%d", k.unit, k.type);
 		if (failed != t_failed_checks)
 			return false;
 		if (ac_type_is_write(k.type))
 			m_check_write(m, &k);
 		else
 			m_check_read(m, &k);
-		i = m_find(m, k.type, (int)k.group);
+		i = m_find(m, k.type, (int)k.unit);
 	}
 	CHECK(i >= 0);
 	if (i < 0)
@@ -574,7 +572,8 @@ static bool m_consistent(const struct model *m)
 
 	t_check_queued_units(p);
 	for (g = 0; g < AC_MAX_CHANNELS; g++) {
-		const struct ac_group *pg = &p->grp[g];
+		const struct ac_unit *pg = &p->unit[g];
+		const struct ac_channel *pc = &p->chan[g];
 		u32 reads = m->cnt[g][AC_READ_SYNC] + m->cnt[g][AC_READ_ASYNC];
 		u32 writes = m_writes(m, g);
 
@@ -584,12 +583,12 @@ static bool m_consistent(const struct model *m)
 		}
 		if (g >= m_nr(m))
 			CHECK_EQ(reads + writes, 0);
-		CHECK(pg->rflag <= AC_R_END && pg->wflag <= AC_W_PROC);
+		CHECK(pg->rflag <= AC_R_END && pc->wflag <= AC_W_PROC);
 		CHECK_EQ(pg->rflag == AC_R_ZERO, reads == 0);
 		CHECK_EQ(pg->rflag, m->rflag[g]);
-		CHECK_EQ(pg->wflag == AC_W_ZERO, writes == 0);
-		CHECK_EQ(pg->wflag == AC_W_PROC, (int)g == p->proc);
-		procs += pg->wflag == AC_W_PROC;
+		CHECK_EQ(pc->wflag == AC_W_ZERO, writes == 0);
+		CHECK_EQ(pc->wflag == AC_W_PROC, (int)g == p->proc);
+		procs += pc->wflag == AC_W_PROC;
 	}
 	CHECK(procs <= 1);
 	for (t = 0; t < AC_NR_TYPES; t++)
@@ -657,7 +656,7 @@ static void m_run(const struct m_profile *pr, u64 seed)
 	m->stripe = 8;
 	m->depth_target = pr->max_depth;
 	n = 1 + m_below(m, pr->nr_max);
-	ac_policy_init(&m->p, n);
+	t_policy_init(&m->p, n);
 	m->last_write = n - 1;
 	m->rot_read = n - 1;
 	m->last_read = -1;
@@ -756,21 +755,12 @@ static void m_profile_run(const char *name)
 
 	for (i = 0; i < ARRAY_SIZE(m_profiles); i++) {
 		struct m_profile pr = m_profiles[i];
-		unsigned long skipped = t_heads_skipped;
-		unsigned long shortcut = t_shortcut_picks;
-		unsigned long lone = t_lone_applied;
 
 		if (strcmp(pr.name, name))
 			continue;
 		pr.ops = M_OPS;
 		for (s = 1; s <= M_SEEDS; s++)
 			m_run(&pr, s + 1000 * i);
-		/* t_pick() compared picks without heads: some must have been */
-		CHECK_MSG(t_heads_skipped > skipped, "no pick without heads");
-		/* and the pick's shortcut against the general pick */
-		CHECK_MSG(t_shortcut_picks > shortcut, "no pick by the shortcut");
-		/* and the lone step, from every empty queue, against both */
-		CHECK_MSG(t_lone_applied > lone, "no lone step compared");
 		return;
 	}
 	CHECK_MSG(0, "no profile %s", name);

@@ -52,7 +52,7 @@ static void busy(u32 unit, int n, bool write)
 static void setup(struct ac_policy *p, u32 channels, u32 dies, u32 depth)
 {
 	occ_reset();
-	ac_policy_init(p, 1);
+	t_policy_init(p, 1);
 	p->dies_per_channel = dies;
 	p->unit_depth = depth;
 	p->occ = &occ;
@@ -66,9 +66,9 @@ static struct ac_pick step(struct ac_policy *p)
 {
 	struct ac_pick k = ac_policy_pick(p, &no_heads, 0);
 
-	if (k.kind == AC_PICK_GROUP) {
-		ac_policy_dispatched(p, k.group, k.type, false);
-		busy(k.group, 1, ac_type_is_write(k.type));
+	if (k.kind == AC_PICK_UNIT) {
+		ac_policy_dispatched(p, k.unit, k.type, false);
+		busy(k.unit, 1, ac_type_is_write(k.type));
 	}
 	return k;
 }
@@ -137,9 +137,9 @@ static void test_unit_range_8x4(void)
 	CHECK_EQ(ac_map_unit(&m, cap + 5000), 31);	/* beyond: last unit */
 	for (s = 0; s < cap; s += 7)
 		CHECK_EQ(ac_map_unit(&m, s), sim_unit(0, s, cap, 8, 4, 128));
-	/* the channel is ac_map_sector()'s, whatever the dies */
+	/* the channel is ac_map_chan()'s, whatever the dies */
 	for (s = 0; s < cap; s += 13)
-		CHECK_EQ(ac_map_unit(&m, s) % 8, ac_map_group(&m, s));
+		CHECK_EQ(ac_map_unit(&m, s) % 8, ac_map_chan(&m, s));
 }
 
 static void test_unit_degenerate(void)
@@ -169,14 +169,14 @@ static void test_unit_degenerate(void)
 	m.capacity = 8000;
 	ac_map_prepare(&m);
 	for (i = 0; i < 8000; i += 3)
-		CHECK_EQ(ac_map_unit(&m, i), ac_map_group(&m, i));
+		CHECK_EQ(ac_map_unit(&m, i), ac_map_chan(&m, i));
 }
 
 static void test_units_clamped(void)
 {
 	struct ac_policy p;
 
-	ac_policy_init(&p, 1);
+	t_policy_init(&p, 1);
 	p.dies_per_channel = 64;
 	ac_policy_regroup(&p, 64);
 	CHECK(ac_policy_units(&p) <= AC_MAX_UNITS);
@@ -201,11 +201,11 @@ static void test_read_idle_first(void)
 	busy(1, 2, false);
 	busy(2, 1, false);
 	k = step(&p);
-	CHECK_EQ(k.group, 5);		/* the only idle one */
+	CHECK_EQ(k.unit, 5);		/* the only idle one */
 	k = step(&p);
-	CHECK_EQ(k.group, 2);		/* 1 at the device against 2 */
+	CHECK_EQ(k.unit, 2);		/* 1 at the device against 2 */
 	k = step(&p);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(p.stats.reads_idle, 1);
 	CHECK_EQ(p.stats.reads_busy, 2);
 }
@@ -221,13 +221,13 @@ static void test_read_idle_beats_rotation(void)
 	ac_policy_add(&p, 3, RS);
 	ac_policy_add(&p, 4, RS);
 	k = step(&p);
-	CHECK_EQ(k.group, 3);
+	CHECK_EQ(k.unit, 3);
 	/* 3 is END and busy; 4 is PEND and idle */
 	k = step(&p);
-	CHECK_EQ(k.group, 4);
+	CHECK_EQ(k.unit, 4);
 	/* only 3 left, busy: still dispatched (no cap) */
 	k = step(&p);
-	CHECK_EQ(k.group, 3);
+	CHECK_EQ(k.unit, 3);
 }
 
 /* Among busy units, one with a write at the device is avoided. */
@@ -242,11 +242,9 @@ static void test_read_avoids_write_out(void)
 	busy(0, 1, true);		/* a write at unit 0 */
 	busy(1, 2, false);		/* two reads at unit 1 */
 	k = step(&p);
-	CHECK_EQ(k.group, 1);
-	CHECK_EQ(p.stats.reads_by_write, 0);
+	CHECK_EQ(k.unit, 1);
 	k = step(&p);
-	CHECK_EQ(k.group, 0);		/* the only one left: never stall */
-	CHECK_EQ(p.stats.reads_by_write, 1);
+	CHECK_EQ(k.unit, 0);		/* the only one left: never stall */
 }
 
 /* Writes of the PROC channel spread over its dies, least occupied first. */
@@ -269,17 +267,17 @@ static void test_write_spreads_dies(void)
 	/* the batch starts on channel 1 (rotation after 0), then moves on */
 	for (i = 0; i < 8; i++) {
 		k = step(&p);
-		CHECK_EQ(k.kind, AC_PICK_GROUP);
-		CHECK_EQ(k.group % 2, 1);	/* one channel at a time */
-		seen[k.group / 2]++;
+		CHECK_EQ(k.kind, AC_PICK_UNIT);
+		CHECK_EQ(k.unit % 2, 1);	/* one channel at a time */
+		seen[k.unit / 2]++;
 		/* the first three avoid unit 3, busy */
 		if (i < 3)
-			CHECK(k.group != 3);
+			CHECK(k.unit != 3);
 	}
 	for (i = 0; i < 4; i++)
 		CHECK_EQ(seen[i], 2);
 	k = step(&p);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(p.stats.write_batches, 2);
 }
 
@@ -299,7 +297,7 @@ static struct ac_pick write_beside_read(struct ac_policy *p, u32 reads_first,
 	ac_policy_add(p, 3, WS);
 	ac_policy_add(p, 3, WS);
 	k = step(p);			/* only writes: a write phase */
-	CHECK_EQ(k.group, 3);
+	CHECK_EQ(k.unit, 3);
 	CHECK_EQ(k.type, WS);
 	ac_policy_add(p, 1, RS);
 	ac_policy_add(p, 1, WS);
@@ -313,8 +311,8 @@ static void test_reads_first(void)
 	struct ac_pick k;
 
 	k = write_beside_read(&p, 1, 1000);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(k.type, RS);
 	CHECK_EQ(p.stats.writes_behind_reads, 1);
 	k = step(&p);			/* both dies at their cap */
@@ -322,8 +320,8 @@ static void test_reads_first(void)
 	CHECK(k.capped);
 	busy(1, -1, false);		/* the read is done */
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(k.type, WS);
 }
 
@@ -334,12 +332,12 @@ static void test_reads_first_off_and_bound(void)
 	struct ac_pick k;
 
 	k = write_beside_read(&p, 0, 1000);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(k.type, WS);
 	CHECK_EQ(p.stats.writes_behind_reads, 0);
 	/* two writes queued, write_hold 2: the batch's die with fewest reads */
 	k = write_beside_read(&p, 1, 2);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(k.type, WS);
 	CHECK_EQ(p.stats.writes_behind_reads, 0);
 }
@@ -377,19 +375,19 @@ static void test_reads_first_fewest_reads(void)
 
 	fewest_reads_load(&p, 1);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(k.type, WS);
 	CHECK_EQ(p.proc, 0);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 2);		/* the batch's other die */
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 2);		/* the batch's other die */
 	CHECK_EQ(k.type, WS);
 	/* without reads_first, rotation: die 2 first */
 	fewest_reads_load(&p, 0);
 	k = step(&p);
 	CHECK_EQ(k.type, WS);
-	CHECK_EQ(k.group, 2);
+	CHECK_EQ(k.unit, 2);
 }
 
 /* Two requests of @type on @unit, cap 1: one goes, the other is held. */
@@ -401,7 +399,7 @@ static void fill_capped(struct ac_policy *p, u32 unit, enum ac_type type)
 	ac_policy_add(p, unit, type);
 	ac_policy_add(p, unit, type);
 	k = step(p);
-	CHECK_EQ(k.group, unit);
+	CHECK_EQ(k.unit, unit);
 	k = step(p);
 	CHECK_EQ(k.kind, AC_PICK_NONE);
 	CHECK(k.capped);
@@ -445,8 +443,8 @@ static void test_cap_holds_and_expiry(void)
 	/* a write elsewhere is not held: the device is not left idle */
 	ac_policy_add(&p, 1, WA);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(k.type, WA);
 	/* the read's deadline passes: it still waits for unit 2 */
 	set_head(&heads, RS, 10, 2);
@@ -458,8 +456,8 @@ static void test_cap_holds_and_expiry(void)
 	/* meanwhile a read of an idle unit goes */
 	ac_policy_add(&p, 3, RS);
 	k = ac_policy_pick(&p, &heads, 11);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 3);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 3);
 	ac_policy_dispatched(&p, 3, RS, false);
 	busy(3, 1, false);
 	CHECK_EQ(p.stats.expired_waits, 2);
@@ -472,7 +470,7 @@ static void test_cap_holds_and_expiry(void)
 	occ.all[2].counter = 0;
 	ac_policy_add(&p, 2, RS);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 }
 
 /*
@@ -496,8 +494,8 @@ static void test_expired_write_mid_phase(void)
 	busy(4, 1, true);
 	set_head(&heads, WS, 100, 4);
 	k = ac_policy_pick(&p, &heads, 0);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 0);
 	ac_policy_dispatched(&p, 0, WS, false);
 	busy(0, 1, true);
 	/* late, its die still busy: it waits, and so does everything else */
@@ -519,14 +517,14 @@ static void test_expired_write_mid_phase(void)
 	set_head(&heads, WS, 1000, 4);
 	set_head(&heads, RS, 1000, 5);
 	k = ac_policy_pick(&p, &heads, 300);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ(k.type, RS);
-	ac_policy_dispatched(&p, k.group, RS, false);
-	busy(k.group, 1, false);
-	set_head(&heads, RS, 1000, k.group == 5 ? 6 : 5);
+	ac_policy_dispatched(&p, k.unit, RS, false);
+	busy(k.unit, 1, false);
+	set_head(&heads, RS, 1000, k.unit == 5 ? 6 : 5);
 	set_head(&heads, WS, 100, 4);
 	k = ac_policy_pick(&p, &heads, 301);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ(k.type, RS);
 	CHECK_EQ(p.stats.write_expired, 1);
 }
@@ -548,7 +546,7 @@ static void test_cap_expired_async(void)
 	occ.all[3].counter = 0;
 	k = ac_policy_pick(&p, &heads, 6);
 	CHECK(k.kind == AC_PICK_EXPIRED ||
-	      (k.kind == AC_PICK_GROUP && k.group == 3));
+	      (k.kind == AC_PICK_UNIT && k.unit == 3));
 	CHECK_EQ(k.type, RA);
 
 	/* unit_writes: an expired write waits while its unit holds a write */
@@ -557,7 +555,7 @@ static void test_cap_expired_async(void)
 	ac_policy_add(&p, 5, WS);
 	ac_policy_add(&p, 5, WS);
 	k = step(&p);
-	CHECK_EQ(k.group, 5);
+	CHECK_EQ(k.unit, 5);
 	set_head(&heads, WS, 5, 5);
 	k = ac_policy_pick(&p, &heads, 9);
 	CHECK_EQ(k.kind, AC_PICK_NONE);
@@ -601,8 +599,8 @@ static void test_no_caps_without_dies(void)
 		ac_policy_add(&p, 5, RS);
 	for (i = 0; i < 3; i++) {
 		k = step(&p);
-		CHECK_EQ(k.kind, AC_PICK_GROUP);
-		CHECK_EQ(k.group, 5);
+		CHECK_EQ(k.kind, AC_PICK_UNIT);
+		CHECK_EQ(k.unit, 5);
 	}
 	CHECK_EQ(p.stats.cap_holds, 0);
 }
@@ -625,8 +623,8 @@ static void test_no_occupancy_is_rotation(void)
 	ac_policy_add(&p, 17, RS);
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		k = ac_policy_pick(&p, &no_heads, 0);
-		CHECK_EQ(k.group, want[i]);
-		ac_policy_dispatched(&p, k.group, k.type, false);
+		CHECK_EQ(k.unit, want[i]);
+		ac_policy_dispatched(&p, k.unit, k.type, false);
 	}
 }
 
@@ -658,13 +656,13 @@ static void test_cap_spare_slots(void)
 	ac_policy_add(&p, 0, RS);
 	ac_policy_add(&p, 1, RS);
 	k = step(&p);			/* 2 free, 0 waiting: unit 0, not 1 */
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(p.stats.cap_spare, 1);
 	/* unit 1 has a write out, but no unit without one can take it */
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ(p.stats.cap_spare, 2);
 	ac_policy_add(&p, 0, RS);	/* unit 0 is at unit_depth + 1: held */
 	k = step(&p);
@@ -679,10 +677,10 @@ static void test_cap_spare_slots(void)
 	ac_policy_add(&p, 0, RS);
 	ac_policy_add(&p, 1, RS);
 	k = step(&p);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.unit, 1);
 	k = step(&p);			/* unit 1 is 2 deep: now unit 0 */
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(p.stats.cap_spare, 2);
 
 	/* never onto a unit where a write of ours waits for room */
@@ -695,9 +693,9 @@ static void test_cap_spare_slots(void)
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	ac_policy_add(&p, 0, RS);	/* unit 0's write is at the device only */
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ((int)k.type, RS);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(p.stats.cap_spare, 1);
 
 	/* no slots known, or unit_spare off: the cap holds */
@@ -723,8 +721,8 @@ static void test_cap_spare_slots(void)
 	ac_policy_add(&p, 0, WS);
 	ac_policy_add(&p, 1, RS);
 	k = ac_policy_pick(&p, &no_heads, 0);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
 	CHECK_EQ((int)k.type, RS);
 
 	/* 1 free slot, an idle unit (2) with a write queued: it keeps the slot */
@@ -739,8 +737,8 @@ static void test_cap_spare_slots(void)
 	ac_policy_add(&p, 0, RS);
 	ac_policy_add(&p, 2, WS);
 	k = ac_policy_pick(&p, &no_heads, 0);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 2);		/* the write to the idle die, not a read past a cap */
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 2);		/* the write to the idle die, not a read past a cap */
 	CHECK_EQ((int)k.type, WS);
 	CHECK_EQ(p.stats.cap_spare, 0);
 }
@@ -765,8 +763,8 @@ static void t_one_write_past(u32 depth, u32 writes)
 	ac_policy_add(&p, 0, WS);
 	ac_policy_add(&p, 0, WS);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 0);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 0);
 	k = step(&p);
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare_writes, 1);
@@ -792,14 +790,14 @@ static void test_cap_spare_writes(void)
 	ac_policy_add(&p, 0, WA);
 	ac_policy_add(&p, 1, WA);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ((int)k.type, WA);
-	CHECK(k.group == 0 || k.group == 1);
+	CHECK(k.unit == 0 || k.unit == 1);
 	CHECK_EQ(p.stats.cap_spare_writes, 1);
-	first = k.group;
+	first = k.unit;
 	k = step(&p);			/* unit @first is 2 deep: the other */
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
-	CHECK_EQ(k.group, 1 - first);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1 - first);
 	CHECK_EQ(p.stats.cap_spare_writes, 2);
 	k = step(&p);			/* both 2 deep, and no slot free */
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
@@ -812,9 +810,9 @@ static void test_cap_spare_writes(void)
 	ac_policy_add(&p, 0, WA);
 	ac_policy_add(&p, 1, RS);
 	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_GROUP);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ((int)k.type, RS);
-	CHECK_EQ(k.group, 1);
+	CHECK_EQ(k.unit, 1);
 	k = step(&p);			/* the read is at the device now */
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare_writes, 0);
@@ -1001,10 +999,10 @@ static bool o_any_clear(const struct ac_policy *p, u32 n, u8 type)
 static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 			 u32 n, bool spare, bool wspare)
 {
-	u32 i, u = k->group;
+	u32 i, u = k->unit;
 	bool wlift = wspare && ac_type_is_write(k->type) && o_write_lift_ok(p, u);
 
-	if (k->kind != AC_PICK_GROUP)
+	if (k->kind != AC_PICK_UNIT)
 		return;
 	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
 		  atomic_read(&occ.all[u]) < (int)p->unit_depth ||
@@ -1133,7 +1131,6 @@ static void o_run(const struct o_prof *pf)
 				q->type = o_rand(2) ? WS : WA;
 			q->deadline = (u64)op + pf->expire;
 			q->expired_at = ~0ULL;
-			t_lone_check(&p, q->unit, q->type, q->deadline, op);
 			ac_policy_add(&p, q->unit, q->type);
 			n++;
 			continue;
@@ -1199,7 +1196,7 @@ static void o_run(const struct o_prof *pf)
 			bool spare = o_spare(&p, n);
 			bool wspare = o_write_spare(&p, n) &&
 				      !o_write_late(&heads, op);
-			struct ac_pick k = t_pick(&p, &heads, op);
+			struct ac_pick k = ac_policy_pick(&p, &heads, op);
 			int idx = -1;
 
 			CHECK_MSG(!head_due || (k.kind == AC_PICK_EXPIRED &&
@@ -1210,8 +1207,8 @@ static void o_run(const struct o_prof *pf)
 			o_check_none(&p, &k, n, at_device, spare, wspare);
 			if (k.kind == AC_PICK_EXPIRED)
 				idx = o_head(n, k.type);
-			else if (k.kind == AC_PICK_GROUP)
-				idx = o_find(n, k.group, k.type);
+			else if (k.kind == AC_PICK_UNIT)
+				idx = o_find(n, k.unit, k.type);
 			if (k.kind == AC_PICK_NONE) {
 				/* queued, none at the device: a stall, reported */
 				if (!ndev && ac_policy_queued(&p))
@@ -1219,7 +1216,7 @@ static void o_run(const struct o_prof *pf)
 				continue;
 			}
 			CHECK_MSG(idx >= 0, "%s: pick %d/%u/%d names nothing",
-				  pf->name, k.kind, k.group, k.type);
+				  pf->name, k.kind, k.unit, k.type);
 			if (idx < 0)
 				break;
 			if (k.kind == AC_PICK_EXPIRED)
