@@ -54,15 +54,37 @@ def guest_table():
     return eval(m.group(1))     # noqa: S307 (a literal dict in our own file)
 
 
-def readme_defaults():
+def readme_rows():
+    """README's tunables table, found by its heading and read by its header
+    row: {name: {column: cell}}."""
     with open(os.path.join(REPO, "README.md")) as f:
         text = f.read()
-    table = text.split("### Tunables", 1)[1].split("\n\n", 3)[2]
+    m = re.search(r"^#+ Tunables\s*$(.*?)(?=^#)", text, re.M | re.S)
+    assert m, "README has no Tunables section"
+    lines = [ln for ln in m.group(1).splitlines() if ln.startswith("|")]
+    assert len(lines) > 2, "README's Tunables section has no table"
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in lines]
+    header = [h.lower() for h in cells[0]]
     out = {}
-    for line in table.splitlines():
-        m = re.match(r"\| `(\w+)` \| [^|]+ \| (\w+) \|", line)
+    for row in cells[2:]:
+        name = re.fullmatch(r"`(\w+)`", row[0])
+        assert name, row
+        out[name.group(1)] = dict(zip(header, row))
+    return out
+
+
+def readme_defaults():
+    return {name: row["default"] for name, row in readme_rows().items()}
+
+
+def readme_ranges():
+    """The "lo..hi" of each numeric tunable's unit and range cell; 0/1
+    switches may say just "0..1"."""
+    out = {}
+    for name, row in readme_rows().items():
+        m = re.search(r"\b(\d+)\.\.(\d+)\b", row["unit, range"])
         if m:
-            out[m.group(1)] = m.group(2)
+            out[name] = (int(m.group(1)), int(m.group(2)))
     return out
 
 
@@ -83,3 +105,12 @@ def test_readme_defaults_match_the_module_list():
     for name, (default, _, _) in mod.items():
         assert readme[name] == str(default), name
     assert readme["mapping"] == "range"
+
+
+def test_readme_ranges_match_the_module_list():
+    ranges = readme_ranges()
+    mod = module_table()
+    assert set(ranges) == set(mod)
+    for name, (_, lo, hi) in mod.items():
+        assert ranges[name] == (lo, hi), name
+
