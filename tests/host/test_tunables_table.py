@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The tunables' defaults and ranges are said in three places: the module's
+"""The tunables' defaults and ranges are said in four places: the module's
 one list (ac-tunables.h), the guest tests' table (tests/guest/ac_util.py,
-which the guest suite checks against a loaded module) and README's table.
+which the guest suite checks against a loaded module), README's table and
+docs/ac-iosched.rst's headings.
 They must agree: a default changed in one place only is a default the
 user, the tests or the module do not have (28cde82 changed the policy's
 init and not the list, and nothing but a benchmark noticed)."""
@@ -88,6 +89,14 @@ def readme_ranges():
     return out
 
 
+def rst_defaults():
+    """docs/ac-iosched.rst: each tunable's heading says its default,
+    "name (unit; default D)" over a line of dashes."""
+    with open(os.path.join(REPO, "docs", "ac-iosched.rst")) as f:
+        text = f.read()
+    return dict(re.findall(r"^(\w+) \([^)\n]*default (\w+)\)\n-{3,}$", text, re.M))
+
+
 def test_the_module_list_is_read():
     t = module_table()
     assert len(t) >= 15 and t["read_sync_expire"] == (500, 1, 3600000)
@@ -114,3 +123,11 @@ def test_readme_ranges_match_the_module_list():
     for name, (_, lo, hi) in mod.items():
         assert ranges[name] == (lo, hi), name
 
+
+def test_rst_defaults_match_the_module_list():
+    rst = rst_defaults()
+    mod = module_table()
+    assert set(rst) == set(mod) | {"mapping"}
+    for name, (default, _, _) in mod.items():
+        assert rst[name] == str(default), name
+    assert rst["mapping"] == "range"
