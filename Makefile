@@ -69,7 +69,7 @@ check:
 	@$(TOP)/scripts/ac-check
 
 # The guest suites on the lockdep/KASAN/fault-injection kernel (README,
-# "The debug kernel"); not part of check, which it would push past CI's time.
+# "Testing"); not part of check, which it would push past CI's time.
 check-debug:
 	@$(TOP)/scripts/ac-check --debug
 

@@ -104,8 +104,8 @@ class BlockTrace:
     the filters select what is recorded.  Enabling or disabling an event
     patches kernel text (a static key and ftrace's probes), and under QEMU's
     TCG a vCPU has been caught in the transient int3 of that patching and
-    hung the guest (README, the debug kernel): one switch per boot instead
-    of two per traced test."""
+    hung the guest (docs/decisions.md, "Test infrastructure"): one switch
+    per boot instead of two per traced test."""
 
     EVENTS = ("block_rq_insert", "block_rq_issue", "block_rq_requeue", "block_rq_complete")
 
