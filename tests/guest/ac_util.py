@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -17,24 +18,11 @@ from conftest import (insmod, module_loaded, module_path, read, rmmod,
 MODULE = "ac_iosched"
 KO = "ac-iosched.ko"
 
-# name: (default, min, max), as in ac-tunables.h
-NUMERIC_TUNABLES = {
-    "read_sync_expire": (500, 1, 3600000),
-    "read_async_expire": (4000, 1, 3600000),
-    "write_sync_expire": (2000, 1, 3600000),
-    "write_async_expire": (16000, 1, 3600000),
-    "fifo_batch": (16, 1, 4096),
-    "writes_starved": (2, 1, 1024),
-    "write_batch": (16, 1, 4096),
-    "write_inflight": (0, 0, 4096),
-    "nr_channels": (8, 1, 64),
-    "dies_per_channel": (1, 1, 64),
-    "unit_depth": (1, 0, 4096),
-    "unit_writes": (1, 0, 4096),
-    "reads_first": (1, 0, 1),
-    "unit_spare": (1, 0, 1),
-    "stripe_kb": (64, 1, 1048576),
-}
+# name: (default, min, max), read from ac-tunables.h (tests/tunables.py)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from tunables import module_table  # noqa: E402
+
+NUMERIC_TUNABLES = module_table()
 # nr_channels x dies_per_channel is at most this (ac-policy.h)
 MAX_UNITS = 256
 MAPPINGS = ["range", "stripe"]
