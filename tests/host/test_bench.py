@@ -678,6 +678,7 @@ def test_an_ac_build_is_its_own_column_and_reported_against_ac(tmp_path):
     assert w["read_p99"]["ratio"] == 0.5 and w["bw"]["ratio"] == 2.0
     assert "## AC build `ac@before` against AC, same boot" in md
     assert "`827e71e` (827e71e00000)" in md
+    assert "Goals with the build in AC's place: " in md and "| goal | device | workload | AC | build | target |" in md
     # its own column in the tables, after AC's
     assert "| workload | none | kyber | ac | ac@before | AC / best other |" in md
     csv_rows = open(os.path.join(root, "summary.csv")).read()
