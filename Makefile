@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# make                 build the modules for the running kernel
+# make                 build ac-iosched.ko for the running kernel
+# make AC_TEST_MODULES=1  ... and the test modules (sim/ssdsim.ko, the floor
+#                      elevator, the log guard's self-test; never installed)
 # make KDIR=<dir>      ... for the kernel whose build directory is <dir>
 # make KSRC=<dir>      take the private block/ headers from this source tree
 # make unit            user-space tests of the dispatch policy
@@ -10,7 +12,7 @@
 # make check-debug     the guest suites on the lockdep/KASAN/fault-injection
 #                      kernel (built once, cached)
 # make check-calibrate ac-calibrate on every emulated-SSD geometry (6.12)
-# make install / uninstall (the modules and ac-calibrate, in SBINDIR),
+# make install / uninstall (ac-iosched.ko and ac-calibrate, in SBINDIR),
 #                      install-udev, install-modprobe
 
 KVER ?= $(shell uname -r)
@@ -76,11 +78,14 @@ check-debug:
 check-calibrate:
 	@$(TOP)/scripts/ac-check --calibrate
 
+# modules_install takes what the modules target above just built (its
+# modules.order): ac-iosched.ko alone, whatever an AC_TEST_MODULES=1 build left.
 install: modules
 	$(MAKE) -C '$(KDIR)' M='$(TOP)' AC_KSRC='$(AC_KSRC_V)' modules_install
 	depmod -a $(KVER)
 	install -D -m 755 $(TOP)/scripts/ac-calibrate $(DESTDIR)$(SBINDIR)/ac-calibrate
 
+# Also removes the ssdsim.ko that installs before issue 41 put beside it.
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/ac-calibrate
 	rm -f /lib/modules/$(KVER)/updates/ac-iosched.ko* /lib/modules/$(KVER)/updates/sim/ssdsim.ko* \

@@ -43,9 +43,41 @@ def is_ac_variant(name):
     return name.startswith(AC_VARIANT)
 
 
+# Another build of AC (compare --ac-build LABEL=REV|KO): "ac@<label>", e.g.
+# the module as it was at an older commit, run as one more scheduler in the
+# same round-robin.  It registers the same elevator, "ac", so guest-bench
+# swaps the modules (rmmod, insmod) before a run that needs the other one.
+# Like a variant, never AC nor a "best other": reported beside AC.
+AC_BUILD = "ac@"
+_LABEL_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+def is_ac_build(name):
+    return name.startswith(AC_BUILD)
+
+
+def is_ac_other(name):
+    """An AC variant or another AC build: AC's elevator, not AC's column."""
+    return is_ac_variant(name) or is_ac_build(name)
+
+
+def build_name(label):
+    """The scheduler name of --ac-build's @label; ValueError if malformed."""
+    if not label or not set(label) <= _LABEL_CHARS or label[0] in "-.":
+        raise ValueError("AC build label %r: want lower-case letters, digits, _, - or ." % label)
+    return AC_BUILD + label
+
+
+def ac_module_of(name):
+    """Which AC module a scheduler name runs on: "ac" (this tree's: AC and
+    its variants) or the build's own name."""
+    return name if is_ac_build(name) else "ac"
+
+
 def elevator_of(name):
-    """The elevator a scheduler name selects ("ac" for AC's variants)."""
-    return "ac" if is_ac_variant(name) else name
+    """The elevator a scheduler name selects ("ac" for AC's variants and
+    other builds)."""
+    return "ac" if is_ac_other(name) else name
 
 
 def variant_tunables(name):

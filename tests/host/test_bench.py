@@ -574,6 +574,117 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
         "1.667 (**no**) | 0.333 | <= 0.8 |" in md
 
 
+def test_an_ac_build_runs_after_ac_and_its_variants(tmp_path):
+    """--ac-build LABEL=REVISION|PATH.ko: another build of AC as one more
+    scheduler, ac@LABEL, after AC (and AC's variants) in the round-robin;
+    the plan records what it is built from."""
+    head = subprocess.run(["git", "-C", REPO, "rev-parse", "HEAD"], stdout=subprocess.PIPE,
+                          text=True, check=True).stdout.strip()
+    ko = tmp_path / "old.ko"
+    ko.write_bytes(b"\x7fELF")
+    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "reads_first=0",
+                        "--ac-build", "before=HEAD", "--ac-build", "given=%s" % ko)
+    assert plan["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac", "ac:reads_first=0",
+                                  "ac@before", "ac@given"]
+    assert plan_devices(plan)["ssdsim-stripe"]["schedulers"][-4:] == [
+        "ac", "ac:reads_first=0", "ac@before", "ac@given"]
+    assert plan["ac_builds"] == {"before": {"source": "HEAD", "commit": head},
+                                 "given": {"source": str(ko), "commit": None}}
+    bd = cmp.bd
+    assert bd.elevator_of("ac@before") == "ac" and bd.ac_module_of("ac@before") == "ac@before"
+    assert bd.ac_module_of("ac:reads_first=0") == "ac" and bd.ac_module_of("ac") == "ac"
+    assert not bd.is_ac_variant("ac@before") and bd.is_ac_other("ac@before")
+    # the estimate counts its runs like any scheduler's
+    _, one = plan_of("--devices", "ssdsim-stripe", "--ac-build", "before=HEAD")
+    _, none_ = plan_of("--devices", "ssdsim-stripe")
+    assert bd.estimate(one)[0][1] > bd.estimate(none_)[0][1]
+    for bad in ("before", "before=", "Before=HEAD", "=HEAD", "-x=HEAD", "before=no-such-rev-xyz",
+                "before=%s" % (tmp_path / "missing.ko")):
+        with pytest.raises(SystemExit):
+            plan_of("--devices", "ssdsim-stripe", "--ac-build", bad)
+    with pytest.raises(SystemExit):     # the same label twice
+        plan_of("--devices", "ssdsim-stripe", "--ac-build", "a=HEAD", "--ac-build", "a=HEAD~0")
+    with pytest.raises(SystemExit):     # beside AC only
+        plan_of("--devices", "ssdsim-stripe", "--schedulers", "none,kyber", "--ac-build", "a=HEAD")
+
+
+def test_an_ac_build_swaps_the_modules_only_when_the_next_run_needs_the_other(monkeypatch, tmp_path):
+    """Both builds register the elevator "ac": before a run on the other
+    build, every device leaves AC and the module in is replaced."""
+    gb = load_script("guest-bench")
+    monkeypatch.setattr(gb, "MODS", str(tmp_path))
+    calls = []
+    loaded = {"ac_iosched": True}
+    sched = {"ssdsim0": "ac", "nullb0": "kyber"}
+
+    def sh(cmd, **kw):
+        calls.append(" ".join(cmd))
+        loaded["ac_iosched"] = cmd[0] != "rmmod"
+        return 0, ""
+    monkeypatch.setattr(gb, "sh", sh)
+    monkeypatch.setattr(gb, "current_scheduler", lambda disk: sched[disk])
+
+    def set_scheduler(disk, name):
+        calls.append("%s > %s" % (name, disk))
+        sched[disk] = name
+    monkeypatch.setattr(gb, "set_scheduler", set_scheduler)
+    real_exists = os.path.exists
+    monkeypatch.setattr(gb.os.path, "exists", lambda p: loaded["ac_iosched"] if p == "/sys/module/ac_iosched"
+                        else real_exists(p))
+    for f in ("ac-iosched.ko", "ac-iosched@before.ko"):
+        (tmp_path / f).write_bytes(b"")
+
+    class Dev:
+        def __init__(self, disk):
+            self.disk = disk
+    b = gb.Bench({"reps": 1, "schedulers": ["ac", "ac@before"], "runtime": 1, "ramp": 0}, str(tmp_path / "out"))
+    b.devices = [Dev("ssdsim0"), Dev("nullb0")]
+    b.ac_loaded = "ac"
+    log = []
+    assert b.use_ac_module("ac", log) is None and calls == [] and log == []
+    assert b.use_ac_module("ac:reads_first=0", log) is None and calls == []     # a variant: this build
+    assert b.use_ac_module("ac@before", log) is None
+    assert calls == ["none > ssdsim0", "rmmod ac_iosched", "insmod %s" % (tmp_path / "ac-iosched@before.ko")]
+    assert b.ac_loaded == "ac@before"
+    del calls[:]
+    assert b.use_ac_module("ac@before", log) is None and calls == []
+    assert b.use_ac_module("ac", log) is None
+    assert calls == ["rmmod ac_iosched", "insmod %s" % (tmp_path / "ac-iosched.ko")]
+    assert gb.ac_module_file("ac@before") == "ac-iosched@before.ko"
+    assert gb.ac_module_file("ac:reads_first=0") == "ac-iosched.ko"
+
+
+def test_an_ac_build_is_its_own_column_and_reported_against_ac(tmp_path):
+    """The other build is a column of every table, no "best other", and
+    gets the variants' report: the goals with it in AC's place and its
+    figures over AC's."""
+    root = str(tmp_path)
+    b = "ac@before"
+    mix = {"none": (900, 400, 300), "kyber": (950, 300, 300), "ac": (1000, 200, 400), b: (2000, 100, 400)}
+    for s, (r, p99, wp99) in mix.items():
+        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1, run_fio_json(r, p99, r / 9, wp99))
+    summary, md = summarize(root, {"schedulers": list(mix), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick",
+                                   "ac_builds": {"before": {"source": "827e71e", "commit": "827e71e" + "0" * 33}}})
+    goals = {g["name"]: g for g in summary["goals"]}
+    g = goals["randrw90 direct: AC bandwidth >= 1.15 x best other"]
+    assert g["against"] == "kyber" and g["measured"] == round(1000 / 950, 4)    # not against the build
+    (rep,) = summary["variants"]
+    assert rep["variant"] == b and rep["kind"] == "build" and rep["build"]["source"] == "827e71e"
+    vg = {g["name"]: g for g in rep["goals"]}
+    g = vg["randrw90 direct: AC bandwidth >= 1.15 x best other"]
+    assert g["variant"] == round(2000 / 950, 4) and g["variant_against"] == "kyber"
+    (w,) = rep["workloads"]
+    assert w["read_p99"]["ratio"] == 0.5 and w["bw"]["ratio"] == 2.0
+    assert "## AC build `ac@before` against AC, same boot" in md
+    assert "`827e71e` (827e71e00000)" in md
+    assert "Goals with the build in AC's place: " in md and "| goal | device | workload | AC | build | target |" in md
+    # its own column in the tables, after AC's
+    assert "| workload | none | kyber | ac | ac@before | AC / best other |" in md
+    csv_rows = open(os.path.join(root, "summary.csv")).read()
+    assert ",ac@before," in csv_rows
+
+
 def test_a_variant_whose_tunables_read_back_otherwise_is_a_problem(tmp_path):
     """The read-back check takes a word tunable's bracketed choice
     ("range [stripe]" is stripe) and a number as it is."""
