@@ -13,7 +13,7 @@
 #                      kernel (built once, cached)
 # make check-calibrate ac-calibrate on every emulated-SSD geometry (6.12)
 # make install / uninstall (ac-iosched.ko and ac-calibrate, in SBINDIR),
-#                      install-udev, install-modprobe
+#                      install-udev
 
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -25,7 +25,7 @@ GENERATED := $(TOP)/compat/generated/ac-compat.h
 AC_KSRC = $(shell $(TOP)/scripts/ac-ksrc '$(KDIR)' '$(KSRC)' || echo __ERROR__)
 
 .PHONY: all modules probe clean unit lint checkpatch sparse check check-debug check-calibrate install dkms-test \
-	uninstall install-udev install-modprobe help
+	uninstall install-udev help
 
 all: modules
 
@@ -101,9 +101,6 @@ install-udev:
 			'$(UDEV_RULES)' >> $$tmp; \
 	fi && install -D -m 644 $$tmp '$(UDEV_RULES)' && rm -f $$tmp && \
 	echo "installed $(UDEV_RULES)"
-
-install-modprobe:
-	install -D -m 644 $(TOP)/packaging/ac-iosched.conf /etc/modprobe.d/ac-iosched.conf
 
 # dkms add/build/install of this tree in private trees (tests, CI).
 dkms-test:
