@@ -69,26 +69,6 @@ static u32 ac_ffs64(u64 w)
 #endif
 }
 
-/* The first unit from @from with requests of @a or @b queued, or -1. */
-static int ac_next_unit(const struct ac_policy *p, enum ac_type a,
-			enum ac_type b, u32 from)
-{
-	const u64 *qa = p->queued_units[a], *qb = p->queued_units[b];
-	u32 w = from / 64, u;
-	u64 bits;
-
-	if (from >= p->units)
-		return AC_NONE;
-	bits = (qa[w] | qb[w]) & (~0ULL << (from % 64));
-	while (!bits) {
-		if (++w >= AC_UNIT_WORDS || w * 64 >= p->units)
-			return AC_NONE;
-		bits = qa[w] | qb[w];
-	}
-	u = w * 64 + ac_ffs64(bits);
-	return u < p->units ? (int)u : AC_NONE;
-}
-
 /* @x mod @n, where @x is almost always below 2 * @n. */
 static u32 ac_wrap(u32 x, u32 n)
 {
@@ -387,17 +367,28 @@ static int ac_find_expired(const struct ac_policy *p,
 	return AC_NONE;
 }
 
-/* A new read round: every END becomes PEND. */
+/*
+ * A new read round: every END becomes PEND.  This and ac_best_read() walk
+ * the units with reads queued in order: the set bits of queued_units, a
+ * word at a time, below p->units.
+ */
 static void ac_new_round(struct ac_policy *p)
 {
 	bool changed = false;
-	int u;
+	u32 w, u;
+	u64 bits;
 
-	for (u = ac_next_unit(p, AC_READ_SYNC, AC_READ_ASYNC, 0); u >= 0;
-	     u = ac_next_unit(p, AC_READ_SYNC, AC_READ_ASYNC, u + 1)) {
-		if (p->unit[u].rflag == AC_R_END) {
-			p->unit[u].rflag = AC_R_PEND;
-			changed = true;
+	for (w = 0; w * 64 < p->units; w++) {
+		bits = p->queued_units[AC_READ_SYNC][w] |
+		       p->queued_units[AC_READ_ASYNC][w];
+		for (; bits; bits &= bits - 1) {
+			u = w * 64 + ac_ffs64(bits);
+			if (u >= p->units)
+				break;
+			if (p->unit[u].rflag == AC_R_END) {
+				p->unit[u].rflag = AC_R_PEND;
+				changed = true;
+			}
 		}
 	}
 	if (changed)
@@ -420,19 +411,26 @@ static bool ac_read_served(const struct ac_policy *p, u32 u)
  * last_read.  With nothing at the device this is the thesis's walk: the
  * first PEND unit after last_read that is not PROC.
  */
-#define AC_RANK_SERVED	0x80000U	/* bit 19 */
+#define AC_RANK_BUSY	0x40000000U
+#define AC_RANK_WRITES	0x20000000U
+#define AC_RANK_OCC	21		/* bits 21-28: requests at the device */
+#define AC_RANK_PROC	0x100000U
+#define AC_RANK_SERVED	0x80000U
 
 static u32 ac_read_rank(const struct ac_policy *p, u32 u)
 {
+	u32 rank = ac_wrap(u + p->units - p->last_read - 1, p->units);
 	u32 occ = ac_occ_all(p->occ, u);
-	u32 dist = ac_wrap(u + p->units - p->last_read - 1, p->units);
 
-	if (occ > 255)
-		occ = 255;
-	return (u32)(occ > 0) << 30 |
-	       (u32)(ac_occ_writes(p->occ, u) > 0) << 29 |
-	       occ << 21 | (u32)ac_in_proc(p, u) << 20 |
-	       (ac_read_served(p, u) ? AC_RANK_SERVED : 0) | dist;
+	if (occ)
+		rank |= AC_RANK_BUSY | (occ < 255 ? occ : 255) << AC_RANK_OCC;
+	if (ac_occ_writes(p->occ, u))
+		rank |= AC_RANK_WRITES;
+	if (ac_in_proc(p, u))
+		rank |= AC_RANK_PROC;
+	if (ac_read_served(p, u))
+		rank |= AC_RANK_SERVED;
+	return rank;
 }
 
 /*
@@ -465,26 +463,33 @@ static bool ac_read_held(const struct ac_policy *p, u32 u, enum ac_lift lift)
 static int ac_best_read(struct ac_policy *p, enum ac_type type,
 			enum ac_lift lift)
 {
-	u32 rank, best_rank = ~0U, round_rank = ~0U;
-	int u, best = AC_NONE, round_best = AC_NONE;
+	u32 rank, best_rank = ~0U, round_rank = ~0U, w, u;
+	int best = AC_NONE, round_best = AC_NONE;
 	bool fresh = false, skipped = false;
+	u64 bits;
 
-	for (u = ac_next_unit(p, type, type, 0); u >= 0;
-	     u = ac_next_unit(p, type, type, u + 1)) {
-		if (ac_read_held(p, u, lift)) {
-			skipped = true;
-			continue;
-		}
-		fresh |= !ac_read_served(p, u) && !ac_in_proc(p, u);
-		rank = ac_read_rank(p, u);
-		if (rank < best_rank) {
-			best_rank = rank;
-			best = u;
-		}
-		rank &= ~AC_RANK_SERVED;
-		if (rank < round_rank) {
-			round_rank = rank;
-			round_best = u;
+	for (w = 0; w * 64 < p->units; w++) {
+		bits = p->queued_units[type][w];
+		for (; bits; bits &= bits - 1) {
+			u = w * 64 + ac_ffs64(bits);
+			if (u >= p->units)
+				break;
+			if (ac_read_held(p, u, lift)) {
+				skipped = true;
+				continue;
+			}
+			rank = ac_read_rank(p, u);
+			/* PEND and not PROC */
+			fresh |= !(rank & (AC_RANK_PROC | AC_RANK_SERVED));
+			if (rank < best_rank) {
+				best_rank = rank;
+				best = u;
+			}
+			rank &= ~AC_RANK_SERVED;
+			if (rank < round_rank) {
+				round_rank = rank;
+				round_best = u;
+			}
 		}
 	}
 	if (!fresh) {
