@@ -540,6 +540,15 @@ def test_an_ac_variant_runs_right_after_ac_in_the_same_round_robin():
         plan_of("--devices", "ssdsim-stripe", "--schedulers", "none,kyber", "--ac-variant", "reads_first=1")
 
 
+def summarize_mix(root, mix, **plan):
+    """One quick randrw90 run per scheduler of @mix, {scheduler: (read
+    IOPS, read p99 ms, write p99 ms)}, summarized with @plan's extras."""
+    for s, (r, p99, wp99) in mix.items():
+        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1, run_fio_json(r, p99, r / 9, wp99))
+    return summarize(root, dict({"schedulers": list(mix), "reps": 1, "runtime": 4, "ramp": 1,
+                                 "nr_requests": 256, "mode": "quick"}, **plan))
+
+
 def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_path):
     """The variant is left out of "best other"; summarize gives the goals
     as they would read with the variant in AC's place, and per workload
@@ -548,10 +557,7 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
     v = "ac:reads_first=1"
     # randrw90: (read IOPS, read p99 ms, write p99 ms)
     mix = {"none": (900, 400, 300), "kyber": (950, 300, 300), "ac": (1000, 500, 400), v: (1300, 100, 1600)}
-    for s, (r, p99, wp99) in mix.items():
-        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1, run_fio_json(r, p99, r / 9, wp99))
-    summary, md = summarize(root, {"schedulers": list(mix), "reps": 1, "runtime": 4, "ramp": 1,
-                                   "nr_requests": 256, "mode": "quick"})
+    summary, md = summarize_mix(root, mix)
     goals = {g["name"]: g for g in summary["goals"]}
     g = goals["randrw90 direct: AC read p99 <= 0.80 x best other"]
     assert g["against"] == "kyber" and g["measured"] == round(500 / 300, 4) and g["met"] is False
@@ -661,11 +667,8 @@ def test_an_ac_build_is_its_own_column_and_reported_against_ac(tmp_path):
     root = str(tmp_path)
     b = "ac@before"
     mix = {"none": (900, 400, 300), "kyber": (950, 300, 300), "ac": (1000, 200, 400), b: (2000, 100, 400)}
-    for s, (r, p99, wp99) in mix.items():
-        write_run(root, "ssdsim-stripe", "randrw90-direct", s, 1, run_fio_json(r, p99, r / 9, wp99))
-    summary, md = summarize(root, {"schedulers": list(mix), "reps": 1, "runtime": 4, "ramp": 1,
-                                   "nr_requests": 256, "mode": "quick",
-                                   "ac_builds": {"before": {"source": "827e71e", "commit": "827e71e" + "0" * 33}}})
+    summary, md = summarize_mix(root, mix, ac_builds={
+        "before": {"source": "827e71e", "commit": "827e71e" + "0" * 33}})
     goals = {g["name"]: g for g in summary["goals"]}
     g = goals["randrw90 direct: AC bandwidth >= 1.15 x best other"]
     assert g["against"] == "kyber" and g["measured"] == round(1000 / 950, 4)    # not against the build
