@@ -303,7 +303,6 @@ void ac_regroup(struct ac_data *ad)
 					type);
 		}
 	}
-	ad->stats.regroups++;
 }
 
 /* Reads and writes keep to channels; other operations merge as they may. */
@@ -433,6 +432,7 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	/* a resized device moves the ranges: regroup what is queued */
 	if (unlikely(ac_capacity(ad) != ad->map.capacity)) {
 		ad->stats.resizes++;
+		ad->stats.regroups++;
 		ac_regroup(ad);
 	}
 	type = ac_type_of(rq->cmd_flags);
@@ -1016,7 +1016,6 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	spin_lock(&ad->lock);
 	ac_regroup(ad);
 	spin_unlock(&ad->lock);
-	ad->stats.regroups = 0;
 	return ad;
 }
 

@@ -15,7 +15,7 @@
  *		build time)
  *   unit	for the reader of this list; values are stored as written
  *   words	NULL: a decimal number; else the names of the values min..max
- *   relayout	a change regroups the queued requests (the sub-group layout)
+ *   relayout	a change regroups the queued requests (the layout of units)
  * nr_channels and dies_per_channel are also checked together: their product
  * is the number of units, at most AC_MAX_UNITS (sysfs.c, ac_tunable_fits()).
  *

@@ -174,8 +174,10 @@ static ssize_t ac_tunable_store(struct elevator_queue *e,
 	changed = *ptr != val;
 	WRITE_ONCE(*ptr, val);
 	ac_expire_update(ad);
-	if (changed && t->relayout)
+	if (changed && t->relayout) {
+		ad->stats.regroups++;
 		ac_regroup(ad);
+	}
 	spin_unlock(&ad->lock);
 
 	/*
