@@ -642,14 +642,14 @@ static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
 
 /*
  * The policy's pick among the queued requests, or NULL.  Reads the FIFO
- * heads, tells the policy what the device holds, and if caps hold every
- * request, sets cap_waiting and looks once more (a completion may have
- * come before it could see the flag).
+ * heads if the policy looks at them, tells it what the device holds, and
+ * if caps hold every request, sets cap_waiting and looks once more (a
+ * completion may have come before it could see the flag).
  */
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_policy *p = &ad->policy;
-	struct ac_fifo_heads heads = { };
+	struct ac_fifo_heads heads = { }, *h = NULL;
 	struct request *rq;
 	struct ac_pick pick;
 	enum ac_type type;
@@ -660,13 +660,16 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	if (!ad->nr_sorted)
 		return NULL;
 
-	for (type = 0; type < AC_NR_TYPES; type++) {
-		rq = ac_fifo_head(ad, type);
-		if (rq) {
-			heads.valid[type] = true;
-			heads.expire[type] = rq->fifo_time;
-			heads.unit[type] = ac_rq_unit(rq);
+	if (ac_policy_needs_heads(p)) {
+		for (type = 0; type < AC_NR_TYPES; type++) {
+			rq = ac_fifo_head(ad, type);
+			if (rq) {
+				heads.valid[type] = true;
+				heads.expire[type] = rq->fifo_time;
+				heads.unit[type] = ac_rq_unit(rq);
+			}
 		}
+		h = &heads;
 	}
 	p->writes_held = ac_writes_held(ad);
 	if (ac_policy_dies(p)) {
@@ -674,13 +677,13 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		p->dev_slots = ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
 	}
 
-	pick = ac_policy_pick(p, &heads, get_jiffies_64());
+	pick = ac_policy_pick(p, h, get_jiffies_64());
 	if (pick.kind == AC_PICK_NONE && pick.capped) {
 		struct ac_stats stats = p->stats;
 
 		WRITE_ONCE(ad->cap_waiting, true);
 		smp_mb();	/* the flag before the counts */
-		pick = ac_policy_pick(p, &heads, get_jiffies_64());
+		pick = ac_policy_pick(p, h, get_jiffies_64());
 		if (pick.kind != AC_PICK_NONE || !pick.capped) {
 			WRITE_ONCE(ad->cap_waiting, false);
 		} else {

@@ -200,23 +200,14 @@ static void ac_end_batch(struct ac_policy *p, u8 wflag)
 	p->proc = AC_NONE;
 }
 
-/* Take one request of @type off unit @u's counts; false if it had none. */
-static bool ac_take(struct ac_policy *p, u32 u, enum ac_type type)
+/* Take one request of @type off unit @u's counts. */
+static void ac_take(struct ac_policy *p, u32 u, enum ac_type type)
 {
-	struct ac_unit *unit = &p->unit[u];
-
-	if (!unit->nr[type] || !p->queued[type])
-		return false;
-	if (!--unit->nr[type])
+	if (!--p->unit[u].nr[type])
 		p->queued_units[type][u / 64] &= ~(1ULL << (u % 64));
 	p->queued[type]--;
-	if (ac_type_is_write(type)) {
-		u32 *cw = &p->chan[ac_chan_of(p, u)].writes[ac_wi(type)];
-
-		if (*cw)
-			(*cw)--;
-	}
-	return true;
+	if (ac_type_is_write(type))
+		p->chan[ac_chan_of(p, u)].writes[ac_wi(type)]--;
 }
 
 /* A read left unit @u: @served by a dispatch, or removed. */
@@ -267,8 +258,7 @@ void ac_policy_add(struct ac_policy *p, u32 u, enum ac_type type)
 
 void ac_policy_remove(struct ac_policy *p, u32 u, enum ac_type type)
 {
-	if (!ac_take(p, u, type))
-		return;
+	ac_take(p, u, type);
 	if (ac_type_is_write(type))
 		ac_left_write(p, ac_chan_of(p, u), false);
 	else
@@ -288,14 +278,13 @@ void ac_policy_dispatched(struct ac_policy *p, u32 u, enum ac_type type,
 	p->stats.dispatched[type]++;
 	if (expired)
 		p->stats.expired[type]++;
-	if (ac_take(p, u, type)) {
-		if (ac_type_is_write(type)) {
-			ac_left_write(p, ac_chan_of(p, u), true);
-			p->last_write_unit = u;
-		} else {
-			ac_left_read(p, u, true);
-			p->last_read = u;
-		}
+	ac_take(p, u, type);
+	if (ac_type_is_write(type)) {
+		ac_left_write(p, ac_chan_of(p, u), true);
+		p->last_write_unit = u;
+	} else {
+		ac_left_read(p, u, true);
+		p->last_read = u;
 	}
 	if (p->phase_left && !--p->phase_left)
 		ac_phase_end(p);

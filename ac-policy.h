@@ -184,7 +184,8 @@ void ac_policy_remove(struct ac_policy *p, u32 unit, enum ac_type type);
 /*
  * What to dispatch next.  The glue dispatches exactly that request and
  * reports it with ac_policy_dispatched().  A deadline has passed when
- * (s64)(now - expire) >= 0.
+ * (s64)(now - expire) >= 0.  @heads may be NULL when
+ * ac_policy_needs_heads() says no.
  */
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now);
@@ -214,6 +215,17 @@ static inline u32 ac_policy_queued(const struct ac_policy *p)
 {
 	return ac_policy_dir_queued(p, AC_DIR_READ) +
 	       ac_policy_dir_queued(p, AC_DIR_WRITE);
+}
+
+/*
+ * Whether the next pick looks at the FIFO heads: when a phase starts (late
+ * heads go first, and decide its direction), and with dies (a late head
+ * goes mid-phase; caps hold heads back).
+ */
+static inline bool ac_policy_needs_heads(const struct ac_policy *p)
+{
+	return !p->phase_left || ac_policy_dies(p) ||
+	       !ac_policy_dir_queued(p, p->dir);
 }
 
 static inline u32 ac_occ_all(const struct ac_occupancy *occ, u32 unit)

@@ -513,10 +513,6 @@ static void test_insert_remove_flags(void)
 	ac_policy_remove(&p, 5, WA);
 	CHECK_EQ(p.chan[5].wflag, AC_W_ZERO);
 	CHECK_EQ(p.proc, -1);
-	/* an unbalanced remove changes nothing */
-	ac_policy_remove(&p, 5, WA);
-	CHECK_EQ(p.queued[WA], 0);
-	CHECK_EQ(p.unit[5].nr[WA], 0);
 }
 
 /* An expired write from a non-PROC sub-group leaves the batch alone. */
