@@ -363,3 +363,62 @@ def test_a_group_held_through_both_passes_is_timed_again():
     assert ssd.seen > 10, ssd.seen
     assert (t["nr_channels"], t["dies_per_channel"]) == (8, 1), res.get("split_why")
     assert res["evidence"]["split_retimed"] >= 1
+
+
+class SlowHost:
+    """A device model timed by a host that is slow at times, as in the guest
+    whose single-read reference came 1.4x slow: the timings numbered
+    @spell[0] to @spell[1] - 1 (from 0) @factor slower, a slow spell, and
+    besides, a @p share of all timings each 1.4-2x slower on its own."""
+
+    def __init__(self, ssd, spell, factor, p=0.05, seed=7):
+        self.ssd, self.cap = ssd, ssd.cap
+        self.spell, self.factor, self.p = spell, factor, p
+        self.rng = random.Random(seed)
+        self.n = 0
+
+    def time(self, offsets):
+        t = self.ssd.time(offsets)
+        if self.spell[0] <= self.n < self.spell[1]:
+            t *= self.factor
+        self.n += 1
+        if self.rng.random() < self.p:
+            t *= self.rng.uniform(1.4, 2.0)
+        return t
+
+
+# (first, end, factor) of the spell: over the single-read reference taken
+# before the scan (its first timings) and past it, mild and hard; and
+# within the scan, where pairs are slowed and a reference taken earlier
+# is not
+SPELLS = [(0, 40, 1.4), (0, 40, 2.0), (40, 100, 1.7)]
+
+
+@pytest.mark.parametrize("spell", SPELLS)
+@pytest.mark.parametrize("channels,dies,mapping,stripe_kb", GEOMETRIES)
+def test_slow_host_recovers_geometry(channels, dies, mapping, stripe_kb, spell):
+    """A slow spell while the single read was timed once read every pair
+    as parallel ("no structure"); one in the scan, a parallel pair as
+    serial.  Each pair is now measured against single reads timed beside
+    it: the layout comes out exact, with confidence high."""
+    ssd = SlowHost(Ssd(channels, dies, mapping, stripe_kb), spell[:2], spell[2])
+    t, res, found = calibrate(ssd)
+    want = {"nr_channels": channels, "dies_per_channel": dies, "mapping": mapping}
+    if mapping == "stripe":
+        want["stripe_kb"] = stripe_kb
+    assert found and t == want, (t, res["layout"], res.get("split_why"))
+    assert res["layout_confidence"] == "high", res["checks"]
+
+
+@pytest.mark.parametrize("spell", SPELLS)
+@pytest.mark.parametrize("model,kind", [(lambda s: Ssd(8, 4, "none", 64, seed=s), "none"),
+                                        (lambda s: Ssd(8, 4, "one", 64, seed=s), "one"),
+                                        (lambda s: Ssd(8, 4, "scattered", 64, seed=s), None),
+                                        (lambda s: CpuBound(8, 4, "stripe", 64, seed=s), None)],
+                         ids=["none", "one", "scattered", "cpu-bound"])
+def test_slow_host_finds_no_structure_where_there_is_none(model, kind, spell):
+    for seed in range(2):
+        t, res, found = calibrate(SlowHost(model(seed), spell[:2], spell[2], seed=seed), seed=seed)
+        assert not found and t == {"nr_channels": 1, "dies_per_channel": 1}, (seed, res["layout"])
+        if kind:
+            assert res["layout"]["kind"] == kind
