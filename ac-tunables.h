@@ -1,26 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The AC tunables (/sys/block/<dev>/queue/iosched/): the one list of them,
- * in the order sysfs lists them.  sysfs.c generates everything from it: an
- * index per tunable, the table of their descriptions, one show and one
- * store function each and the attribute array.  Adding a tunable is one
- * entry here (and its field in struct ac_data).
- *
- * Each default is written here only: the module, the unit tests
- * (tests/unit/harness.c) and the guest tests read it from this list, and
- * tests/host/test_tunables_table.py checks the docs against it.
+ * The AC tunables, in sysfs order: each default is written here only (the
+ * module, the unit and guest tests read it from here; a host test checks
+ * the docs against it).  No include guard: each user defines AC_TUNABLE.
  *
  * AC_TUNABLE(name, field, unit, min, max, default, words, relayout)
- *   field	where the value lives: a u32 of struct ac_data (checked at
- *		build time)
- *   unit	for the reader of this list; values are stored as written
+ *   field	a u32 of struct ac_data (checked at build time)
  *   words	NULL: a decimal number; else the names of the values min..max
- *   relayout	a change regroups the queued requests (the layout of units)
- * nr_channels and dies_per_channel are also checked together: their product
- * is the number of units, at most AC_MAX_UNITS (sysfs.c, ac_tunable_fits()).
- *
- * No include guard: included once per use, with AC_TUNABLE defined for it;
- * it is undefined at the end.
+ *   relayout	a change regroups the queued requests
  */
 AC_TUNABLE(read_sync_expire, expire_ms[AC_READ_SYNC],
 	   "ms", 1, AC_EXPIRE_MAX_MS, 500, NULL, false)

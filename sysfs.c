@@ -1,23 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC tunables: /sys/block/<dev>/queue/iosched/.
- *
- * ac-tunables.h is the one list of them, and the documentation of the
- * interface: name, unit, accepted range, default, where the value lives and
- * whether a change moves queued requests.  Everything here is generated from
- * it, as mq-deadline and kyber generate their attributes: an index per
- * tunable, the table of their descriptions (with a build-time check that
- * each field is a u32), one show and one store function per tunable, each
- * passing its own index to the shared helpers (no lookup by name on any
- * access), and the attribute array.
- *
- * Stores validate strictly: anything but a plain decimal number in range (or,
- * for mapping, one of its words), with at most one trailing newline, is
- * refused with -EINVAL and the old value stays.  A store takes the scheduler
- * lock, so the dispatch path sees either the old or the new value; changing
- * the layout of units (nr_channels, dies_per_channel, mapping, stripe_kb)
- * regroups every queued request under that lock, so nothing queued is lost
- * or counted in the wrong place.
+ * AC tunables: /sys/block/<dev>/queue/iosched/, generated from the list in
+ * ac-tunables.h.  A store accepts only a decimal number in range (or one of
+ * mapping's words) and otherwise keeps the old value.  It takes the
+ * scheduler lock, and a change of layout regroups every queued request
+ * under it, so nothing queued is lost or counted in the wrong place.
  */
 #include "ac-compat.h"
 
