@@ -48,8 +48,8 @@
 #define AC_RQ_SORTED	BIT(1)	/* queued: on a FIFO and a sub-queue */
 #define AC_RQ_READ_OUT	BIT(2)	/* counted in reads_out */
 #define AC_RQ_WRITE_OUT	BIT(3)	/* counted in writes_out */
-#define AC_RQ_OCC	BIT(4)	/* counted at its unit */
-#define AC_RQ_OCC_WRITE	BIT(5)	/* ... as a write */
+#define AC_RQ_OCC	BIT(4)	/* counted in occ.total */
+#define AC_RQ_OCC_READ	BIT(5)	/* ... and as a read at its unit */
 #define AC_RQ_UNIT_SHIFT	8
 #define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 #define AC_RQ_TYPE_BITS	2
@@ -538,13 +538,11 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 		flags |= AC_RQ_WRITE_OUT;
 	}
 	if (!(flags & AC_RQ_OCC)) {
-		atomic_inc(&ad->occ.all[unit]);
 		atomic_inc(&ad->occ.total);
 		flags |= AC_RQ_OCC | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
-		if (req_op(rq) == REQ_OP_WRITE ||
-		    req_op(rq) == REQ_OP_WRITE_ZEROES) {
-			atomic_inc(&ad->occ.writes[unit]);
-			flags |= AC_RQ_OCC_WRITE;
+		if (req_op(rq) == REQ_OP_READ) {
+			atomic_inc(&ad->occ.reads[unit]);
+			flags |= AC_RQ_OCC_READ;
 		}
 	}
 	ac_rq_set_flags(rq, flags);
@@ -576,16 +574,15 @@ static void ac_count_back(struct ac_data *ad, struct request *rq)
 		}
 	}
 	if (flags & AC_RQ_OCC) {
-		atomic_dec(&ad->occ.all[unit]);
 		atomic_dec(&ad->occ.total);
-		if (flags & AC_RQ_OCC_WRITE)
-			atomic_dec(&ad->occ.writes[unit]);
+		if (flags & AC_RQ_OCC_READ)
+			atomic_dec(&ad->occ.reads[unit]);
 		/* the count before the flag: pairs with dispatch's smp_mb() */
 		smp_mb__after_atomic();
 		ac_wake_capped(ad);
 	}
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_READ_OUT | AC_RQ_WRITE_OUT |
-				      AC_RQ_OCC | AC_RQ_OCC_WRITE |
+				      AC_RQ_OCC | AC_RQ_OCC_READ |
 				      AC_RQ_UNIT_MASK));
 }
 
@@ -620,18 +617,6 @@ static void ac_deadline_work(struct work_struct *work)
 
 	WRITE_ONCE(ad->cap_waiting, false);
 	blk_mq_run_hw_queues(ad->q, true);
-}
-
-/*
- * reads_first holds writes while fewer than this are queued: the tags
- * writes may take less what the device may hold, so that held writes do
- * not by themselves make a writer wait for a tag.
- */
-static u32 ac_write_hold(struct ac_data *ad)
-{
-	unsigned int share = ac_async_requests(ad);
-
-	return share - min(share / 2, ad->q->tag_set->queue_depth);
 }
 
 static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
@@ -672,10 +657,8 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		h = &heads;
 	}
 	p->writes_held = ac_writes_held(ad);
-	if (ac_policy_dies(p)) {
-		p->write_hold = p->reads_first ? ac_write_hold(ad) : 0;
+	if (ac_policy_dies(p))
 		p->dev_slots = ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
-	}
 
 	pick = ac_policy_pick(p, h, get_jiffies_64());
 	if (pick.kind == AC_PICK_NONE && pick.capped) {
@@ -1106,8 +1089,7 @@ static void ac_exit_sched(struct elevator_queue *e)
 	for (unit = 0; unit < AC_MAX_UNITS; unit++) {
 		for (type = 0; type < AC_NR_TYPES; type++)
 			WARN_ON_ONCE(ac_subqueue_next(ad, unit, type));
-		occupied |= atomic_read(&ad->occ.all[unit]) |
-			    atomic_read(&ad->occ.writes[unit]);
+		occupied |= atomic_read(&ad->occ.reads[unit]);
 	}
 	occupied |= atomic_read(&ad->occ.total);
 	queued = ac_policy_queued(&ad->policy);

@@ -141,8 +141,6 @@ void ac_hctx_depth_update(struct blk_mq_hw_ctx *hctx);
 void ac_depth_init(struct request_queue *q);
 /* "queue", "bitmap" or "word": what the limit counts */
 unsigned int ac_async_depth(struct ac_data *ad, const char **mode);
-/* How many requests writes and async reads may hold, in all. */
-unsigned int ac_async_requests(struct ac_data *ad);
 
 /* sysfs.c */
 #ifdef AC_HAVE_CONST_ATTRS

@@ -8,10 +8,11 @@
  * the four FIFO heads in deadline order and choosing its direction: reads,
  * unless writes waited through writes_starved read phases.  A read goes to
  * the best unit by occupancy, read/write interference and the read matrix
- * (ac_read_rank()); writes go one channel at a time (PROC), each to the
- * least busy die of that channel.  With dies (dies_per_channel > 1) the caps
- * hold requests back from busy dies, and when every queued request is held
- * the pick says so and the glue waits for a completion.
+ * (ac_read_rank()); writes go one channel at a time (PROC), its dies in
+ * rotation.  With dies (dies_per_channel > 1) the caps hold reads back from
+ * busy dies, and when every queued request is a held read the pick says so
+ * and the glue waits for a completion.  Writes are never held for a die:
+ * the device, not the address, decides where a write is programmed.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -89,11 +90,6 @@ static u32 ac_reads(const struct ac_unit *u)
 	return u->nr[AC_READ_SYNC] + u->nr[AC_READ_ASYNC];
 }
 
-static u32 ac_writes(const struct ac_unit *u)
-{
-	return u->nr[AC_WRITE_SYNC] + u->nr[AC_WRITE_ASYNC];
-}
-
 static u32 ac_chan_writes(const struct ac_policy *p, u32 c)
 {
 	return p->chan[c].writes[0] + p->chan[c].writes[1];
@@ -132,19 +128,11 @@ static bool ac_in_proc(const struct ac_policy *p, u32 u)
 	return p->proc >= 0 && ac_chan_of(p, u) == (u32)p->proc;
 }
 
+/* Whether unit_depth holds reads back from unit @u. */
 static bool ac_capped(const struct ac_policy *p, u32 u)
 {
 	return ac_policy_dies(p) && p->unit_depth &&
-	       ac_occ_all(p->occ, u) >= p->unit_depth;
-}
-
-/* Whether a request of @type may not go to unit @u now. */
-static bool ac_held(const struct ac_policy *p, u32 u, enum ac_type type)
-{
-	if (ac_capped(p, u))
-		return true;
-	return ac_type_is_write(type) && ac_policy_dies(p) && p->unit_writes &&
-	       ac_occ_writes(p->occ, u) >= p->unit_writes;
+	       ac_occ_reads(p->occ, u) >= p->unit_depth;
 }
 
 void ac_policy_init(struct ac_policy *p, u32 nr_channels)
@@ -321,16 +309,17 @@ static bool ac_head_late(const struct ac_policy *p,
 }
 
 /*
- * Whether the late head of FIFO @type must still wait for its unit.  A die
- * serves one command at a time: sent past its cap, the late request would
- * wait at the device anyway, holding a command slot other dies could use.
+ * Whether the late head of FIFO @type, a read, must still wait for its die.
+ * A die serves one command at a time: sent past its cap, the late read
+ * would wait at the device anyway, holding a command slot other dies could
+ * use.
  */
 static bool ac_head_held(const struct ac_policy *p,
 			 const struct ac_fifo_heads *heads, enum ac_type type)
 {
 	u32 u = heads->unit[type];
 
-	return u < p->units && ac_held(p, u, type);
+	return !ac_type_is_write(type) && u < p->units && ac_capped(p, u);
 }
 
 static bool ac_expired(const struct ac_policy *p,
@@ -395,26 +384,22 @@ static bool ac_read_served(const struct ac_policy *p, u32 u)
 
 /*
  * Rank of unit @u as a read's target, lower is better, most significant
- * first: idle before busy; no write of ours at the device; fewer requests
- * at the device; not PROC; not served this round; rotation after
- * last_read.  With nothing at the device this is the thesis's walk: the
+ * first: idle before busy; fewer reads at the device; not PROC; not served
+ * this round; rotation after last_read.  With nothing at the device this is the thesis's walk: the
  * first PEND unit after last_read that is not PROC.
  */
 #define AC_RANK_BUSY	0x40000000U
-#define AC_RANK_WRITES	0x20000000U
-#define AC_RANK_OCC	21		/* bits 21-28: requests at the device */
+#define AC_RANK_OCC	21		/* bits 21-28: reads at the device */
 #define AC_RANK_PROC	0x100000U
 #define AC_RANK_SERVED	0x80000U
 
 static u32 ac_read_rank(const struct ac_policy *p, u32 u)
 {
 	u32 rank = ac_wrap(u + p->units - p->last_read - 1, p->units);
-	u32 occ = ac_occ_all(p->occ, u);
+	u32 occ = ac_occ_reads(p->occ, u);
 
 	if (occ)
 		rank |= AC_RANK_BUSY | (occ < 255 ? occ : 255) << AC_RANK_OCC;
-	if (ac_occ_writes(p->occ, u))
-		rank |= AC_RANK_WRITES;
 	if (ac_in_proc(p, u))
 		rank |= AC_RANK_PROC;
 	if (ac_read_served(p, u))
@@ -422,35 +407,21 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u)
 	return rank;
 }
 
-/*
- * How a read pick treats unit_depth: it obeys it (HOLD); it goes past it
- * by one to a die with no write of ours there or queued (CLEAR); or by one
- * to a die with no write of ours queued (ANY).  A read must not take the
- * slot a waiting write is held for.
- */
-enum ac_lift {
-	AC_LIFT_HOLD,
-	AC_LIFT_CLEAR,
-	AC_LIFT_ANY,
-};
-
-static bool ac_read_held(const struct ac_policy *p, u32 u, enum ac_lift lift)
+/* Whether unit_depth holds reads back from @u; @past: past it by one. */
+static bool ac_read_held(const struct ac_policy *p, u32 u, bool past)
 {
-	if (lift == AC_LIFT_HOLD)
+	if (!past)
 		return ac_capped(p, u);
-	if (ac_occ_all(p->occ, u) > p->unit_depth || ac_writes(&p->unit[u]))
-		return true;
-	return lift == AC_LIFT_CLEAR && ac_occ_writes(p->occ, u);
+	return ac_occ_reads(p->occ, u) > p->unit_depth;
 }
 
 /*
- * The best-ranked unit with reads of @type that @lift lets through; -1 if
+ * The best-ranked unit with reads of @type that @past lets through; -1 if
  * none, AC_UNITS_HELD if caps passed some over.  When no eligible unit is
  * PEND outside the PROC channel a new round starts, and the winner is the
  * best rank with every unit PEND.
  */
-static int ac_best_read(struct ac_policy *p, enum ac_type type,
-			enum ac_lift lift)
+static int ac_best_read(struct ac_policy *p, enum ac_type type, bool past)
 {
 	u32 rank, best_rank = ~0U, round_rank = ~0U, w, u;
 	int best = AC_NONE, round_best = AC_NONE;
@@ -463,7 +434,7 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type,
 			u = w * 64 + ac_ffs64(bits);
 			if (u >= p->units)
 				break;
-			if (ac_read_held(p, u, lift)) {
+			if (ac_read_held(p, u, past)) {
 				skipped = true;
 				continue;
 			}
@@ -492,7 +463,7 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type,
 
 /*
  * Whether the device has more command slots free than AC has idle dies
- * with requests waiting: a request sent past a cap then keeps no idle die
+ * with reads waiting: a read sent past a cap then keeps no idle die
  * waiting for a slot, and it hides the round trip from the running
  * command's end to AC's next dispatch there.
  */
@@ -506,21 +477,20 @@ static bool ac_slots_spare(const struct ac_policy *p)
 		return false;
 	free = p->dev_slots - total;
 	for (u = 0; u < p->units && waiting < free; u++)
-		waiting += !ac_occ_all(p->occ, u) &&
-			   (ac_reads(&p->unit[u]) || ac_writes(&p->unit[u]));
+		waiting += !ac_occ_reads(p->occ, u) && ac_reads(&p->unit[u]);
 	return free > waiting;
 }
 
 /* ac_best_read() of *@type; if caps hold every sync read, an async one. */
 static int ac_best_read_or_async(struct ac_policy *p, enum ac_type *type,
-				 enum ac_lift lift)
+				 bool past)
 {
-	int u = ac_best_read(p, *type, lift);
+	int u = ac_best_read(p, *type, past);
 
 	if (u == AC_UNITS_HELD && *type == AC_READ_SYNC &&
 	    p->queued[AC_READ_ASYNC]) {
 		*type = AC_READ_ASYNC;
-		u = ac_best_read(p, *type, lift);
+		u = ac_best_read(p, *type, past);
 		if (u < 0)
 			u = AC_UNITS_HELD;
 	}
@@ -531,16 +501,12 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 {
 	enum ac_type want = ac_want(p, AC_READ_SYNC, AC_READ_ASYNC);
 	enum ac_type type = want;
-	int u = ac_best_read_or_async(p, &type, AC_LIFT_HOLD);
+	int u = ac_best_read_or_async(p, &type, false);
 
 	/* every read held, and slots to spare: past the cap, by one */
 	if (u == AC_UNITS_HELD && ac_slots_spare(p)) {
 		type = want;
-		u = ac_best_read_or_async(p, &type, AC_LIFT_CLEAR);
-		if (u < 0) {
-			type = want;
-			u = ac_best_read_or_async(p, &type, AC_LIFT_ANY);
-		}
+		u = ac_best_read_or_async(p, &type, true);
 		if (u >= 0)
 			p->stats.cap_spare++;
 		else
@@ -552,7 +518,7 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 		return ac_make_pick(AC_PICK_NONE, type, 0);
 	if (ac_in_proc(p, u))
 		p->stats.proc_fallbacks++;
-	if (ac_occ_all(p->occ, u))
+	if (ac_occ_reads(p->occ, u))
 		p->stats.reads_busy++;
 	else
 		p->stats.reads_idle++;
@@ -587,181 +553,52 @@ static void ac_make_proc(struct ac_policy *p, u32 c)
 }
 
 /*
- * The die of channel @c that gets the next write of @type: the least
- * occupied, in rotation after the last write's unit on ties; -1 if none,
- * *@capped telling whether caps held some back.  @lift: past the caps by
- * one (ac_write_spare()).
- *
- * reads_first: below write_hold queued writes, a die with reads waiting
- * takes no write (its program would hold every one of those reads).  Past
- * write_hold, the write goes to the die with the fewest reads waiting.
+ * A write of channel @c, sync first: from its first die with such writes
+ * in rotation after the last write's unit.  Never held: where the write is
+ * programmed is the device's choice, not its address's.
  */
-static int ac_best_write(struct ac_policy *p, u32 c, enum ac_type type,
-			 bool *capped, bool lift)
+static u32 ac_write_in(const struct ac_policy *p, u32 c, enum ac_type *type)
 {
-	bool rf = p->reads_first && ac_policy_dies(p);
-	bool wait = rf && ac_policy_dir_queued(p, AC_DIR_WRITE) < p->write_hold;
-	u32 best_occ = ~0U, best_dist = ~0U, best_reads = ~0U;
-	u32 u, occ, dist, reads;
-	bool behind = false;
-	int best = AC_NONE;
+	u32 dies = p->dies_per_channel;
+	u32 last = p->last_write_unit / p->nr_channels, i, u = c;
 
-	*capped = false;
-	for (u = c; u < p->units; u += p->nr_channels) {
-		if (!p->unit[u].nr[type])
-			continue;
-		if (lift ? (p->unit_depth &&
-			    ac_occ_all(p->occ, u) > p->unit_depth) ||
-			   (p->unit_writes &&
-			    ac_occ_writes(p->occ, u) > p->unit_writes) :
-			   ac_held(p, u, type)) {
-			*capped = true;
-			continue;
-		}
-		if (wait && ac_reads(&p->unit[u])) {
-			behind = true;
-			continue;
-		}
-		reads = rf && !wait ? ac_reads(&p->unit[u]) : 0;
-		occ = ac_occ_all(p->occ, u);
-		dist = ac_wrap(u + p->units - p->last_write_unit - 1, p->units);
-		if (reads > best_reads)
-			continue;
-		if (reads < best_reads || occ < best_occ ||
-		    (occ == best_occ && dist < best_dist)) {
-			best_reads = reads;
-			best_occ = occ;
-			best_dist = dist;
-			best = u;
-		}
-	}
-	if (*capped)
-		p->stats.cap_skips++;
-	if (behind)
-		p->stats.writes_behind_reads++;
-	*capped = best < 0 && (*capped || behind);
-	return best;
-}
-
-/* A write of channel @c, sync first; -1 if none, *@capped as above. */
-static int ac_write_in(struct ac_policy *p, u32 c, enum ac_type *type,
-		       bool *capped, bool lift)
-{
-	bool held = false;
-	int u = AC_NONE;
-
-	*type = AC_WRITE_SYNC;
-	if (p->chan[c].writes[0])
-		u = ac_best_write(p, c, AC_WRITE_SYNC, &held, lift);
-	*capped = held;
-	if (u < 0 && p->chan[c].writes[1]) {
-		*type = AC_WRITE_ASYNC;
-		u = ac_best_write(p, c, AC_WRITE_ASYNC, &held, lift);
-		*capped |= held;
+	*type = p->chan[c].writes[0] ? AC_WRITE_SYNC : AC_WRITE_ASYNC;
+	for (i = 1; i <= dies; i++) {
+		u = c + ac_wrap(last + i, dies) * p->nr_channels;
+		if (p->unit[u].nr[*type])
+			break;
 	}
 	return u;
 }
 
-/*
- * A write of the PROC channel; if caps hold that channel's writes, the
- * batch moves to the next channel in rotation whose writes can go, so that
- * caps never idle the device while a write could be sent.
- */
-static int ac_write_batch(struct ac_policy *p, enum ac_type *type,
-			  bool *capped, bool lift)
-{
-	int u = ac_write_in(p, p->proc, type, capped, lift);
-	u32 i, c;
-	bool held;
-
-	if (u >= 0 || !*capped)
-		return u;
-	for (i = 1; i < p->nr_channels; i++) {
-		c = ac_wrap((u32)p->proc + i, p->nr_channels);
-		if (!ac_chan_writes(p, c))
-			continue;
-		u = ac_write_in(p, c, type, &held, lift);
-		if (u < 0)
-			continue;
-		ac_end_batch(p, AC_W_PEND);
-		ac_make_proc(p, c);
-		return u;
-	}
-	return AC_NONE;
-}
-
-/*
- * Every write is held by caps: one goes past them, by one, if the device
- * has slots to spare and no read of ours is queued or at the device (no
- * read would wait behind the second program).  Not while a write is late:
- * the write sent could be another than the late one, for as long as
- * writes come.
- */
-static int ac_write_spare(struct ac_policy *p, enum ac_type *type,
-			  const struct ac_fifo_heads *heads, u64 now)
-{
-	bool capped;
-	u32 u;
-	int w;
-
-	if (ac_head_late(p, heads, AC_WRITE_SYNC, now) ||
-	    ac_head_late(p, heads, AC_WRITE_ASYNC, now) ||
-	    ac_policy_dir_queued(p, AC_DIR_READ))
-		return AC_NONE;
-	for (u = 0; u < p->units; u++)
-		if (ac_occ_all(p->occ, u) != ac_occ_writes(p->occ, u))
-			return AC_NONE;
-	if (!ac_slots_spare(p))
-		return AC_NONE;
-	w = ac_write_batch(p, type, &capped, true);
-	if (w >= 0)
-		p->stats.cap_spare_writes++;
-	return w;
-}
-
-static struct ac_pick ac_pick_write(struct ac_policy *p,
-				    const struct ac_fifo_heads *heads, u64 now)
+static struct ac_pick ac_pick_write(struct ac_policy *p)
 {
 	enum ac_type type;
-	bool capped;
-	int u;
+	int c;
+	u32 u;
 
 	if (p->proc >= 0 && !ac_chan_writes(p, p->proc))
 		ac_end_batch(p, AC_W_ZERO);
 	if (p->proc < 0) {
-		u = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
-		if (u < 0)
+		c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
+		if (c < 0)
 			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
-		ac_make_proc(p, u);
+		ac_make_proc(p, c);
 	}
-	u = ac_write_batch(p, &type, &capped, false);
-	if (u < 0 && capped) {
-		u = ac_write_spare(p, &type, heads, now);
-		if (u < 0)
-			return ac_capped_pick();
-	}
-	if (u < 0)
-		return ac_make_pick(AC_PICK_NONE, type, 0);
+	u = ac_write_in(p, p->proc, &type);
 	return ac_make_pick(AC_PICK_UNIT, type, u);
 }
 
-/* The pick of @dir; if caps hold it, one of the other direction. */
-static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir,
-				  const struct ac_fifo_heads *heads, u64 now)
+/* The pick of @dir; if caps hold every read, a write. */
+static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
 {
 	struct ac_pick pick;
 
-	pick = dir == AC_DIR_READ ? ac_pick_read(p) :
-				    ac_pick_write(p, heads, now);
-	if (!pick.capped)
-		return pick;
-	dir = dir == AC_DIR_READ ? AC_DIR_WRITE : AC_DIR_READ;
-	if (!ac_policy_dir_queued(p, dir))
-		return pick;
-	pick = dir == AC_DIR_READ ? ac_pick_read(p) :
-				    ac_pick_write(p, heads, now);
-	if (pick.kind == AC_PICK_NONE)
-		pick.capped = true;
+	if (dir == AC_DIR_WRITE)
+		return ac_pick_write(p);
+	pick = ac_pick_read(p);
+	if (pick.capped && ac_policy_dir_queued(p, AC_DIR_WRITE))
+		return ac_pick_write(p);
 	return pick;
 }
 
@@ -822,12 +659,12 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
 			}
 		}
-		pick = ac_pick_dir(p, p->dir, heads, now);
+		pick = ac_pick_dir(p, p->dir);
 	}
 	if (!pick.capped)
 		return pick;
 
-	/* everything is held by caps: a late head whose unit has room */
+	/* every queued read is held by caps: a late head with room */
 	type = ac_find_expired(p, heads, now);
 	if (type >= 0) {
 		p->stats.cap_expired++;

@@ -73,13 +73,14 @@ struct ac_channel {
 };
 
 /*
- * AC's requests at the device, per unit: the glue counts them at dispatch
- * and uncounts them at completion or requeue, without the scheduler lock.
- * The policy only reads them.
+ * AC's requests at the device: reads per unit, everything in total.  A
+ * write is counted at no unit: a page-mapped SSD programs it on the die
+ * next in its write order, whatever its address.  The glue counts at
+ * dispatch and uncounts at completion or requeue, without the scheduler
+ * lock.  The policy only reads them.
  */
 struct ac_occupancy {
-	atomic_t all[AC_MAX_UNITS];
-	atomic_t writes[AC_MAX_UNITS];
+	atomic_t reads[AC_MAX_UNITS];
 	atomic_t total;
 };
 
@@ -95,13 +96,11 @@ struct ac_stats {
 	u64 reads_busy;			/* reads sent to a busy unit */
 	u64 cap_holds;			/* picks that found every request capped */
 	u64 cap_spare;			/* reads sent past unit_depth */
-	u64 cap_spare_writes;		/* writes sent past their caps */
 	u64 cap_skips;			/* picks that passed over a capped unit */
 	u64 cap_expired;		/* late heads sent while all else was capped */
 	u64 sync_read_expired;		/* late sync reads sent mid-phase */
 	u64 write_expired;		/* late writes sent mid-phase */
 	u64 expired_waits;		/* picks that found a late head held by its cap */
-	u64 writes_behind_reads;	/* picks that kept writes off dies with reads */
 };
 
 enum ac_dir {
@@ -116,16 +115,13 @@ struct ac_policy {
 	u32 fifo_batch;		/* dispatches per phase */
 	u32 writes_starved;	/* read phases before a write phase */
 	u32 write_batch;	/* writes per PROC batch */
-	u32 unit_depth;		/* requests at one die, 0: no cap */
-	u32 unit_writes;	/* writes at one die, 0: no cap */
-	u32 reads_first;	/* no write to a die with reads waiting */
+	u32 unit_depth;		/* reads at one die, 0: no cap */
 	u32 unit_spare;		/* reads past unit_depth when slots are spare */
 
 	/* Set by the glue before each pick. */
 	const struct ac_occupancy *occ;	/* NULL: every unit idle */
 	u32 dev_slots;		/* commands the device holds, 0: unknown */
 	bool writes_held;	/* write_inflight: pick a read or nothing */
-	u32 write_hold;		/* reads_first holds writes below this many */
 
 	u32 units;		/* nr_channels x dies_per_channel */
 	struct ac_unit unit[AC_MAX_UNITS];
@@ -192,7 +188,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 void ac_policy_dispatched(struct ac_policy *p, u32 unit, enum ac_type type,
 			  bool expired);
 
-/* The units are dies (caps and reads_first apply) only with dies > 1. */
+/* The units are dies (caps apply) only with dies > 1. */
 static inline bool ac_policy_dies(const struct ac_policy *p)
 {
 	return p->dies_per_channel > 1;
@@ -228,14 +224,9 @@ static inline bool ac_policy_needs_heads(const struct ac_policy *p)
 	       !ac_policy_dir_queued(p, p->dir);
 }
 
-static inline u32 ac_occ_all(const struct ac_occupancy *occ, u32 unit)
+static inline u32 ac_occ_reads(const struct ac_occupancy *occ, u32 unit)
 {
-	return occ ? atomic_read(&occ->all[unit]) : 0;
-}
-
-static inline u32 ac_occ_writes(const struct ac_occupancy *occ, u32 unit)
-{
-	return occ ? atomic_read(&occ->writes[unit]) : 0;
+	return occ ? atomic_read(&occ->reads[unit]) : 0;
 }
 
 /*

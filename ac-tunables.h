@@ -31,10 +31,6 @@ AC_TUNABLE(dies_per_channel, policy.dies_per_channel,
 	   "dies", 1, AC_MAX_DIES, 1, NULL, true)
 AC_TUNABLE(unit_depth, policy.unit_depth,
 	   "requests", 0, AC_BATCH_MAX, 1, NULL, false)
-AC_TUNABLE(unit_writes, policy.unit_writes,
-	   "requests", 0, AC_BATCH_MAX, 1, NULL, false)
-AC_TUNABLE(reads_first, policy.reads_first,
-	   "0/1", 0, 1, 1, NULL, false)
 AC_TUNABLE(unit_spare, policy.unit_spare,
 	   "0/1", 0, 1, 1, NULL, false)
 AC_TUNABLE(mapping, mapping,

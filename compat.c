@@ -50,11 +50,6 @@ unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
 	return READ_ONCE(ad->q->async_depth);
 }
 
-unsigned int ac_async_requests(struct ac_data *ad)
-{
-	return READ_ONCE(ad->q->async_depth);
-}
-
 /*
  * Our share, unless the queue has a limit of its own: one the user wrote
  * to queue/async_depth survives a switch to AC.  The core's "no limit" is
@@ -120,11 +115,6 @@ unsigned int ac_async_depth(struct ac_data *ad, const char **mode)
 {
 	*mode = ac_shallow_per_word ? "word" : "bitmap";
 	return READ_ONCE(ad->async_depth);
-}
-
-unsigned int ac_async_requests(struct ac_data *ad)
-{
-	return READ_ONCE(ad->q->nr_requests) * AC_ASYNC_DEPTH_PERCENT / 100;
 }
 
 void ac_hctx_depth_update(struct blk_mq_hw_ctx *hctx)

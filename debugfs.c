@@ -55,7 +55,7 @@ static int ac_channels_show(void *data, struct seq_file *m)
 	return 0;
 }
 
-/* unit <u> channel <c> die <d> inflight <n> writes <w> */
+/* unit <u> channel <c> die <d> reads <n>: our reads at the device */
 static int ac_occupancy_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
@@ -66,9 +66,8 @@ static int ac_occupancy_show(void *data, struct seq_file *m)
 	nr = ad->policy.nr_channels;
 	spin_unlock(&ad->lock);
 	for (u = 0; u < units; u++)
-		seq_printf(m, "unit %u channel %u die %u inflight %d writes %d\n",
-			   u, u % nr, u / nr, atomic_read(&ad->occ.all[u]),
-			   atomic_read(&ad->occ.writes[u]));
+		seq_printf(m, "unit %u channel %u die %u reads %d\n",
+			   u, u % nr, u / nr, atomic_read(&ad->occ.reads[u]));
 	return 0;
 }
 
@@ -84,8 +83,8 @@ static int ac_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "async_depth %u\nasync_depth_limits %s\n", depth, mode);
 	seq_printf(m, "units %u\ncapacity %llu\n", p->units,
 		   (unsigned long long)ad->map.capacity);
-	seq_printf(m, "write_hold %u\ndev_slots %u\n", p->write_hold,
-		   p->dev_slots);
+	seq_printf(m, "dev_slots %u\nat_device %d\n", p->dev_slots,
+		   atomic_read(&ad->occ.total));
 	seq_printf(m, "dir %s\nphase_left %u\nstarved %u\n",
 		   p->dir == AC_DIR_WRITE ? "write" : "read", p->phase_left,
 		   p->starved);
@@ -126,13 +125,11 @@ static int ac_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "reads_busy %llu\n", s->reads_busy);
 	seq_printf(m, "cap_holds %llu\n", s->cap_holds);
 	seq_printf(m, "cap_spare %llu\n", s->cap_spare);
-	seq_printf(m, "cap_spare_writes %llu\n", s->cap_spare_writes);
 	seq_printf(m, "cap_skips %llu\n", s->cap_skips);
 	seq_printf(m, "cap_expired %llu\n", s->cap_expired);
 	seq_printf(m, "sync_read_expired %llu\n", s->sync_read_expired);
 	seq_printf(m, "write_expired %llu\n", s->write_expired);
 	seq_printf(m, "expired_waits %llu\n", s->expired_waits);
-	seq_printf(m, "writes_behind_reads %llu\n", s->writes_behind_reads);
 	seq_printf(m, "inserted %llu\n", c->inserted);
 	seq_printf(m, "head_inserts %llu\n", c->head_inserts);
 	seq_printf(m, "head_dispatched %llu\n", c->head_dispatched);

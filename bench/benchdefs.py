@@ -100,7 +100,7 @@ def bracketed(text):
 
 
 def variant_name(spec):
-    """The scheduler name of --ac-variant @spec ("reads_first=1+unit_depth=2")."""
+    """The scheduler name of --ac-variant @spec ("unit_spare=0+unit_depth=2")."""
     name = AC_VARIANT + spec
     variant_tunables(name)
     return name

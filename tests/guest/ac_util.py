@@ -69,7 +69,7 @@ DEBUGFS_TABLES = (["channels", "occupancy", "state", "stats"]
                   + ["%s_fifo" % t for t in TYPES] + ["dispatch"])
 # The lines of debugfs "state", in order.
 STATE_KEYS = (["async_depth", "async_depth_limits", "units", "capacity",
-               "write_hold", "dev_slots", "dir", "phase_left", "starved",
+               "dev_slots", "at_device", "dir", "phase_left", "starved",
                "proc", "batch_writes", "last_read", "last_write", "sorted"]
               + ["queued_%s" % t for t in TYPES]
               + ["cap_waiting", "writes_waiting", "reads_out", "writes_out"])
@@ -79,11 +79,9 @@ STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["read_rounds", "write_batches", "starved_switches",
                      "proc_fallbacks", "writes_held", "reads_idle",
                      "reads_busy", "cap_holds", "cap_spare",
-                     "cap_spare_writes", "cap_skips",
+                     "cap_skips",
                      "cap_expired", "sync_read_expired", "write_expired",
-                     "expired_waits",
-                     "writes_behind_reads",
-                     "inserted",
+                     "expired_waits", "inserted",
                      "head_inserts", "head_dispatched", "merged",
                      "merges_refused", "retyped", "regroups",
                      "resizes", "completed", "requeued"])
@@ -131,8 +129,9 @@ def assert_idle_and_balanced(dev):
         f = line.split()
         assert f[2:4] == ["0", "0"] and f[4] == "ZERO", line
         assert f[6:8] == ["0", "0"] and f[8] == "ZERO", line
-    for unit, n, w in occupancy(dev).values():
-        assert n == 0 and w == 0, "unit %s still counts %d requests (%d writes)" % (unit, n, w)
+    assert st["at_device"] == 0, st
+    for unit, n in occupancy(dev).values():
+        assert n == 0, "unit %s still counts %d reads" % (unit, n)
 
 
 def channels(dev):
@@ -148,12 +147,12 @@ def channels(dev):
 
 
 def occupancy(dev):
-    """debugfs occupancy: {unit: ((channel, die), inflight, writes)}."""
+    """debugfs occupancy: {unit: ((channel, die), reads at the device)}."""
     out = {}
     for line in read(os.path.join(debugfs_dir(dev), "occupancy")).splitlines():
         f = line.split()
-        assert f[0] == "unit" and f[2] == "channel" and f[4] == "die", line
-        out[int(f[1])] = ((int(f[3]), int(f[5])), int(f[7]), int(f[9]))
+        assert f[0] == "unit" and f[2] == "channel" and f[4] == "die" and f[6] == "reads", line
+        out[int(f[1])] = ((int(f[3]), int(f[5])), int(f[7]))
     return out
 
 

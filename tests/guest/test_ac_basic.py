@@ -232,7 +232,7 @@ HELD_SSD = dict(channels=2, dies=2, page_kb=4, mapping="stripe", stripe_kb=64,
 # debugfs values are seen to follow sysfs.
 HELD_AC = [("nr_channels", 2), ("dies_per_channel", 2), ("mapping", "stripe"),
            ("stripe_kb", 64), ("fifo_batch", 8), ("write_batch", 4),
-           ("writes_starved", 3), ("unit_writes", 2), ("write_inflight", 7)]
+           ("writes_starved", 3), ("unit_depth", 2), ("write_inflight", 7)]
 
 
 def dispatched_between(before, after):
@@ -284,7 +284,7 @@ def parse_debugfs(dev):
     occ = ac_util.occupancy(dev)
     nr = int(tunable(dev, "nr_channels"))
     assert sorted(ch) == sorted(occ) == list(range(st["units"])), (ch, occ)
-    for u, ((c, d), _, _) in occ.items():
+    for u, ((c, d), _) in occ.items():
         assert (c, d) == (u % nr, u // nr), (u, c, d)
     fifo = {t: debugfs_file(dev, t + "_fifo").splitlines() for t in ac_util.TYPES}
     # blk_mq_debugfs_rq_show(): one request a line, its op in it

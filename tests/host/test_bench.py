@@ -526,18 +526,18 @@ def test_buffered_bandwidth_goal_uses_the_window_when_every_scheduler_has_it(tmp
 
 
 def test_an_ac_variant_runs_right_after_ac_in_the_same_round_robin():
-    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "reads_first=1")
-    v = "ac:reads_first=1"
+    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "unit_spare=1")
+    v = "ac:unit_spare=1"
     assert plan["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac", v]
     assert plan_devices(plan)["ssdsim-stripe"]["schedulers"][-2:] == ["ac", v]
     bd = cmp.bd
-    assert bd.variant_tunables("ac:reads_first=1+unit_depth=2") == {"reads_first": "1", "unit_depth": "2"}
+    assert bd.variant_tunables("ac:unit_spare=1+unit_depth=2") == {"unit_spare": "1", "unit_depth": "2"}
     assert bd.elevator_of(v) == "ac" and bd.elevator_of("kyber") == "kyber"
-    for bad in ("reads_first", "reads_first=", "x=1;rm", "Reads=1"):
+    for bad in ("unit_spare", "unit_spare=", "x=1;rm", "Reads=1"):
         with pytest.raises(SystemExit):
             plan_of("--devices", "ssdsim-stripe", "--ac-variant", bad)
     with pytest.raises(SystemExit):
-        plan_of("--devices", "ssdsim-stripe", "--schedulers", "none,kyber", "--ac-variant", "reads_first=1")
+        plan_of("--devices", "ssdsim-stripe", "--schedulers", "none,kyber", "--ac-variant", "unit_spare=1")
 
 
 def summarize_mix(root, mix, **plan):
@@ -554,7 +554,7 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
     as they would read with the variant in AC's place, and per workload
     the variant's figures over AC's."""
     root = str(tmp_path)
-    v = "ac:reads_first=1"
+    v = "ac:unit_spare=1"
     # randrw90: (read IOPS, read p99 ms, write p99 ms)
     mix = {"none": (900, 400, 300), "kyber": (950, 300, 300), "ac": (1000, 500, 400), v: (1300, 100, 1600)}
     summary, md = summarize_mix(root, mix)
@@ -564,7 +564,7 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
     g = goals["randrw90 direct: AC bandwidth >= 1.15 x best other"]
     assert g["against"] == "kyber" and g["measured"] == round(1000 / 950, 4)
     (rep,) = summary["variants"]
-    assert rep["variant"] == v and rep["tunables"] == {"reads_first": "1"}
+    assert rep["variant"] == v and rep["tunables"] == {"unit_spare": "1"}
     vg = {g["name"]: g for g in rep["goals"]}
     g = vg["randrw90 direct: AC read p99 <= 0.80 x best other"]
     assert g["ac"] == round(500 / 300, 4) and g["ac_met"] is False
@@ -575,7 +575,7 @@ def test_an_ac_variant_is_no_other_and_its_goals_are_reported_beside_acs(tmp_pat
     assert w["workload"] == "randrw90-direct"
     assert w["read_p99"]["ratio"] == 0.2 and w["write_p99_ms"]["ratio"] == 4.0
     assert w["bw"]["ratio"] == round((1300 + 1300 / 9) / (1000 + 1000 / 9), 4)
-    assert "## AC variant `ac:reads_first=1` against AC's defaults, same boot" in md
+    assert "## AC variant `ac:unit_spare=1` against AC's defaults, same boot" in md
     assert "| randrw90 direct: AC read p99 <= 0.80 x best other | ssdsim-stripe | randrw90-direct | " \
         "1.667 (**no**) | 0.333 | <= 0.8 |" in md
 
@@ -588,17 +588,17 @@ def test_an_ac_build_runs_after_ac_and_its_variants(tmp_path):
                           text=True, check=True).stdout.strip()
     ko = tmp_path / "old.ko"
     ko.write_bytes(b"\x7fELF")
-    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "reads_first=0",
+    cmp, plan = plan_of("--devices", "ssdsim-stripe", "--ac-variant", "unit_spare=0",
                         "--ac-build", "before=HEAD", "--ac-build", "given=%s" % ko)
-    assert plan["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac", "ac:reads_first=0",
+    assert plan["schedulers"] == ["none", "mq-deadline", "kyber", "bfq", "ac", "ac:unit_spare=0",
                                   "ac@before", "ac@given"]
     assert plan_devices(plan)["ssdsim-stripe"]["schedulers"][-4:] == [
-        "ac", "ac:reads_first=0", "ac@before", "ac@given"]
+        "ac", "ac:unit_spare=0", "ac@before", "ac@given"]
     assert plan["ac_builds"] == {"before": {"source": "HEAD", "commit": head},
                                  "given": {"source": str(ko), "commit": None}}
     bd = cmp.bd
     assert bd.elevator_of("ac@before") == "ac" and bd.ac_module_of("ac@before") == "ac@before"
-    assert bd.ac_module_of("ac:reads_first=0") == "ac" and bd.ac_module_of("ac") == "ac"
+    assert bd.ac_module_of("ac:unit_spare=0") == "ac" and bd.ac_module_of("ac") == "ac"
     assert not bd.is_ac_variant("ac@before") and bd.is_ac_other("ac@before")
     # the estimate counts its runs like any scheduler's
     _, one = plan_of("--devices", "ssdsim-stripe", "--ac-build", "before=HEAD")
@@ -648,7 +648,7 @@ def test_an_ac_build_swaps_the_modules_only_when_the_next_run_needs_the_other(mo
     b.ac_loaded = "ac"
     log = []
     assert b.use_ac_module("ac", log) is None and calls == [] and log == []
-    assert b.use_ac_module("ac:reads_first=0", log) is None and calls == []     # a variant: this build
+    assert b.use_ac_module("ac:unit_spare=0", log) is None and calls == []     # a variant: this build
     assert b.use_ac_module("ac@before", log) is None
     assert calls == ["none > ssdsim0", "rmmod ac_iosched", "insmod %s" % (tmp_path / "ac-iosched@before.ko")]
     assert b.ac_loaded == "ac@before"
@@ -657,7 +657,7 @@ def test_an_ac_build_swaps_the_modules_only_when_the_next_run_needs_the_other(mo
     assert b.use_ac_module("ac", log) is None
     assert calls == ["rmmod ac_iosched", "insmod %s" % (tmp_path / "ac-iosched.ko")]
     assert gb.ac_module_file("ac@before") == "ac-iosched@before.ko"
-    assert gb.ac_module_file("ac:reads_first=0") == "ac-iosched.ko"
+    assert gb.ac_module_file("ac:unit_spare=0") == "ac-iosched.ko"
 
 
 def test_an_ac_build_is_its_own_column_and_reported_against_ac(tmp_path):
@@ -692,9 +692,9 @@ def test_a_variant_whose_tunables_read_back_otherwise_is_a_problem(tmp_path):
     """The read-back check takes a word tunable's bracketed choice
     ("range [stripe]" is stripe) and a number as it is."""
     root = str(tmp_path)
-    v = "ac:mapping=stripe+reads_first=0"
-    back = {1: {"mapping": "range [stripe]", "reads_first": "0"},
-            2: {"mapping": "[range] stripe", "reads_first": "1"}}
+    v = "ac:mapping=stripe+unit_spare=0"
+    back = {1: {"mapping": "range [stripe]", "unit_spare": "0"},
+            2: {"mapping": "[range] stripe", "unit_spare": "1"}}
     for rep, iosched in back.items():
         write_run(root, "ssdsim-stripe", "randread-direct", "ac", rep, run_fio_json(1000, 100))
         write_run(root, "ssdsim-stripe", "randread-direct", v, rep, run_fio_json(1000, 100),
@@ -703,7 +703,7 @@ def test_a_variant_whose_tunables_read_back_otherwise_is_a_problem(tmp_path):
                              "nr_requests": 256, "mode": "quick"})
     probs = md.split("## Problems")[1]
     assert "%s rep 1" % v not in probs
-    assert "%s rep 2: the variant's tunables read back as mapping=[range] stripe, reads_first=1" % v in probs
+    assert "%s rep 2: the variant's tunables read back as mapping=[range] stripe, unit_spare=1" % v in probs
 
 
 def test_a_scheduler_that_clamps_nr_requests_is_a_problem(tmp_path):

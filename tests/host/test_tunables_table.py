@@ -57,7 +57,7 @@ def rst_defaults():
 
 def test_the_module_list_is_read():
     t = module_table()
-    assert len(t) >= 15 and t["read_sync_expire"] == (500, 1, 3600000)
+    assert len(t) >= 13 and t["read_sync_expire"] == (500, 1, 3600000)
     assert t["stripe_kb"] == (64, 1, 1 << 20)
 
 

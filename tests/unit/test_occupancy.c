@@ -7,15 +7,14 @@
  *
  * - a read never goes to a busy unit while a queued read of the same type
  *   targets an idle one that is not capped (expired dispatches aside);
- * - a request never goes to a unit at unit_depth, nor a write to one at
- *   unit_writes, expired or not; except a read while the device has more
- *   command slots free than there are idle units with requests queued,
- *   and then only to a unit with no write at the device or queued;
- * - no stall: with requests queued and none at the device, the pick is a
- *   request;
+ * - a read never goes to a unit at unit_depth, expired or not; except
+ *   while the device has more command slots free than there are idle
+ *   units with reads queued, and then past the cap by one;
+ * - a write is never held for a die: with a write queued, something is
+ *   picked; no stall: with requests queued and none at the device, the
+ *   pick is a request;
  * - a pick held by caps says so (capped), and only when every queued
- *   request of both directions is at a capped unit, and no read could go
- *   past its cap;
+ *   request is a read at a capped unit, and no read could go past its cap;
  * - every request leaves: in a single-type load (sync reads, or sync
  *   writes), an expired FIFO head whose unit has room is the pick, at once,
  *   so an expired request is dispatched within (requests ahead of it in its
@@ -41,12 +40,12 @@ static void occ_reset(void)
 	memset(&occ, 0, sizeof(occ));
 }
 
+/* @n requests at the device: reads count at @unit, writes at no unit. */
 static void busy(u32 unit, int n, bool write)
 {
-	occ.all[unit].counter += n;
+	if (!write)
+		occ.reads[unit].counter += n;
 	occ.total.counter += n;
-	if (write)
-		occ.writes[unit].counter += n;
 }
 
 static void setup(struct ac_policy *p, u32 channels, u32 dies, u32 depth)
@@ -230,8 +229,11 @@ static void test_read_idle_beats_rotation(void)
 	CHECK_EQ(k.unit, 3);
 }
 
-/* Among busy units, one with a write at the device is avoided. */
-static void test_read_avoids_write_out(void)
+/*
+ * A write at the device is counted at no die (the device chose where it
+ * programs it): a unit with only our write out is idle to reads and caps.
+ */
+static void test_write_counts_at_no_die(void)
 {
 	struct ac_policy p;
 	struct ac_pick k;
@@ -239,23 +241,33 @@ static void test_read_avoids_write_out(void)
 	setup(&p, 4, 1, 0);
 	ac_policy_add(&p, 0, RS);
 	ac_policy_add(&p, 1, RS);
-	busy(0, 1, true);		/* a write at unit 0 */
-	busy(1, 2, false);		/* two reads at unit 1 */
+	busy(0, 1, true);		/* a write, sent for unit 0 */
+	busy(1, 1, false);		/* a read at unit 1 */
 	k = step(&p);
-	CHECK_EQ(k.unit, 1);
+	CHECK_EQ(k.unit, 0);
+	CHECK_EQ(p.stats.reads_idle, 1);
+	/* with dies, cap 1: our write out does not hold a read back */
+	setup(&p, 2, 2, 1);
+	busy(3, 2, true);
+	ac_policy_add(&p, 3, RS);
 	k = step(&p);
-	CHECK_EQ(k.unit, 0);		/* the only one left: never stall */
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 3);
+	CHECK_EQ(atomic_read(&occ.total), 3);
 }
 
-/* Writes of the PROC channel spread over its dies, least occupied first. */
+/*
+ * Writes of the PROC channel go to its dies in rotation, whatever is at the
+ * device: occupancy does not steer them.
+ */
 static void test_write_spreads_dies(void)
 {
+	static const u32 want[] = { 3, 5, 7, 1, 3, 5, 7, 1 };
 	struct ac_policy p;
 	struct ac_pick k;
-	u32 seen[4] = { 0 };
-	int i;
+	u32 i;
 
-	setup(&p, 2, 4, 0);		/* units of channel 1: 1, 3, 5, 7 */
+	setup(&p, 2, 4, 1);		/* units of channel 1: 1, 3, 5, 7 */
 	for (i = 0; i < 2; i++) {
 		ac_policy_add(&p, 1, WA);
 		ac_policy_add(&p, 3, WA);
@@ -263,131 +275,49 @@ static void test_write_spreads_dies(void)
 		ac_policy_add(&p, 7, WA);
 	}
 	ac_policy_add(&p, 0, WA);
-	busy(3, 1, false);
+	busy(3, 1, false);		/* unit 3 busy, at its cap to reads */
 	/* the batch starts on channel 1 (rotation after 0), then moves on */
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		k = step(&p);
 		CHECK_EQ(k.kind, AC_PICK_UNIT);
-		CHECK_EQ(k.unit % 2, 1);	/* one channel at a time */
-		seen[k.unit / 2]++;
-		/* the first three avoid unit 3, busy */
-		if (i < 3)
-			CHECK(k.unit != 3);
+		CHECK_EQ(k.unit, want[i]);
 	}
-	for (i = 0; i < 4; i++)
-		CHECK_EQ(seen[i], 2);
 	k = step(&p);
 	CHECK_EQ(k.unit, 0);
 	CHECK_EQ(p.stats.write_batches, 2);
+	CHECK_EQ(p.stats.cap_holds, 0);
 }
 
 /*
- * Writes at die 3 (one goes, a write phase starts), then a read and a write
- * at die 1 of the same channel (units of channel 1: 1, 3); returns the
- * pick that follows, die 1 idle.
+ * A write is never held for a die: reads waiting on its die, the die busy
+ * with reads, every read capped: the write goes, and a read phase whose
+ * reads are all capped sends a write rather than nothing.
  */
-static struct ac_pick write_beside_read(struct ac_policy *p, u32 reads_first,
-					u32 write_hold)
+static void test_write_never_held(void)
 {
+	struct ac_policy p;
 	struct ac_pick k;
 
-	setup(p, 2, 2, 1);
-	p->reads_first = reads_first;
-	p->write_hold = write_hold;
-	ac_policy_add(p, 3, WS);
-	ac_policy_add(p, 3, WS);
-	k = step(p);			/* only writes: a write phase */
+	setup(&p, 2, 2, 1);		/* channel 1: units 1, 3 */
+	busy(1, 1, false);
+	busy(3, 1, false);
+	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 3, RS);
+	ac_policy_add(&p, 1, WS);
+	k = step(&p);			/* a read phase, every read capped */
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
+	CHECK_EQ(k.unit, 1);
+	CHECK_EQ(k.type, WS);
+	k = step(&p);
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
+	/* a write phase: the write goes to a die with reads waiting */
+	ac_policy_add(&p, 3, WS);
+	p.dir = AC_DIR_WRITE;
+	p.phase_left = 4;
+	k = step(&p);
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ(k.unit, 3);
 	CHECK_EQ(k.type, WS);
-	ac_policy_add(p, 1, RS);
-	ac_policy_add(p, 1, WS);
-	return step(p);
-}
-
-/* reads_first: an idle die with a read waiting gets the read, then the write. */
-static void test_reads_first(void)
-{
-	struct ac_policy p;
-	struct ac_pick k;
-
-	k = write_beside_read(&p, 1, 1000);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ(k.type, RS);
-	CHECK_EQ(p.stats.writes_behind_reads, 1);
-	k = step(&p);			/* both dies at their cap */
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
-	busy(1, -1, false);		/* the read is done */
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ(k.type, WS);
-}
-
-/* Without reads_first, or past write_hold, the write phase sends the write. */
-static void test_reads_first_off_and_bound(void)
-{
-	struct ac_policy p;
-	struct ac_pick k;
-
-	k = write_beside_read(&p, 0, 1000);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ(k.type, WS);
-	CHECK_EQ(p.stats.writes_behind_reads, 0);
-	/* two writes queued, write_hold 2: the batch's die with fewest reads */
-	k = write_beside_read(&p, 1, 2);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ(k.type, WS);
-	CHECK_EQ(p.stats.writes_behind_reads, 0);
-}
-
-/*
- * Past write_hold, the batch keeps its channel and its write goes to the
- * die with the fewest reads waiting: channel 0's sync writes, die 0 (two
- * reads) before die 2 (three), which rotation takes first; channel 1's
- * async write at die 3, though its die has the fewest reads (one), is not
- * taken before them: the first two picks are channel 0's.
- */
-static void fewest_reads_load(struct ac_policy *p, u32 reads_first)
-{
-	int i;
-
-	setup(p, 2, 2, 0);		/* channel 0: units 0, 2; 1: 1, 3 */
-	p->reads_first = reads_first;
-	p->write_hold = 1;
-	for (i = 0; i < 3; i++)
-		ac_policy_add(p, 2, RS);
-	ac_policy_add(p, 0, RS);
-	ac_policy_add(p, 0, RS);
-	ac_policy_add(p, 3, RS);
-	ac_policy_add(p, 0, WS);
-	ac_policy_add(p, 2, WS);
-	ac_policy_add(p, 3, WA);
-	p->dir = AC_DIR_WRITE;		/* a write phase */
-	p->phase_left = 10;
-}
-
-static void test_reads_first_fewest_reads(void)
-{
-	struct ac_policy p;
-	struct ac_pick k;
-
-	fewest_reads_load(&p, 1);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 0);
-	CHECK_EQ(k.type, WS);
-	CHECK_EQ(p.proc, 0);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 2);		/* the batch's other die */
-	CHECK_EQ(k.type, WS);
-	/* without reads_first, rotation: die 2 first */
-	fewest_reads_load(&p, 0);
-	k = step(&p);
-	CHECK_EQ(k.type, WS);
-	CHECK_EQ(k.unit, 2);
 }
 
 /* Two requests of @type on @unit, cap 1: one goes, the other is held. */
@@ -462,22 +392,22 @@ static void test_cap_holds_and_expiry(void)
 	busy(3, 1, false);
 	CHECK_EQ(p.stats.expired_waits, 2);
 	/* unit 2 frees: the expired read goes at the next pick */
-	occ.all[2].counter = 0;
+	occ.reads[2].counter = 0;
 	expect_expired(&p, &heads, 12, RS, 2);
 	CHECK_EQ(p.stats.sync_read_expired, 1);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 	/* the unit frees: a new read goes at once */
-	occ.all[2].counter = 0;
+	occ.reads[2].counter = 0;
 	ac_policy_add(&p, 2, RS);
 	k = step(&p);
 	CHECK_EQ(k.kind, AC_PICK_UNIT);
 }
 
 /*
- * In a write phase, an expired write head goes as soon as its die has room,
- * before the batch's own write for that die: checked only at phase starts,
- * the batch refilled the die first, and a writer whose writes sat behind
- * another's in sector order waited three deadlines (README, "Occupancy").
+ * In a write phase, an expired write head goes at the next pick, before the
+ * batch's own writes, whatever its die holds: checked only at phase starts,
+ * the batch went first, and a writer whose writes sat behind another's in
+ * sector order waited three deadlines.
  */
 static void test_expired_write_mid_phase(void)
 {
@@ -486,31 +416,22 @@ static void test_expired_write_mid_phase(void)
 	struct ac_pick k;
 
 	setup(&p, 4, 2, 1);
-	p.unit_writes = 1;
-	/* channel 0: units 0 and 4; the head is unit 4's, which is busy */
-	ac_policy_add(&p, 4, WS);
-	ac_policy_add(&p, 4, WS);
+	/* channel 0: units 0 and 4; the head is unit 0's */
 	ac_policy_add(&p, 0, WS);
-	busy(4, 1, true);
-	set_head(&heads, WS, 100, 4);
+	ac_policy_add(&p, 4, WS);
+	ac_policy_add(&p, 4, WS);
+	set_head(&heads, WS, 100, 0);
 	k = ac_policy_pick(&p, &heads, 0);
 	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 0);
-	ac_policy_dispatched(&p, 0, WS, false);
-	busy(0, 1, true);
-	/* late, its die still busy: it waits, and so does everything else */
-	k = ac_policy_pick(&p, &heads, 200);
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
-	CHECK_EQ(p.stats.expired_waits, 1);
-	/* its die frees mid-phase: the head goes, not the batch's next write */
-	occ.all[4].counter = 0;
-	occ.writes[4].counter = 0;
-	expect_expired(&p, &heads, 201, WS, 4);
+	CHECK_EQ(k.unit, 4);		/* rotation after unit 0 */
+	ac_policy_dispatched(&p, 4, WS, false);
+	busy(4, 1, true);
+	busy(0, 1, false);		/* a read of ours at the head's die */
+	/* late: it goes mid-phase, before the batch's next write (unit 4's) */
+	expect_expired(&p, &heads, 200, WS, 0);
 	CHECK_EQ(p.stats.write_expired, 1);
+	CHECK_EQ(p.stats.expired_waits, 0);
 	/* in a read phase a late write waits for the next phase start */
-	occ.all[4].counter = 0;
-	occ.writes[4].counter = 0;
 	ac_policy_add(&p, 5, RS);
 	ac_policy_add(&p, 6, RS);
 	p.phase_left = 0;
@@ -529,7 +450,7 @@ static void test_expired_write_mid_phase(void)
 	CHECK_EQ(p.stats.write_expired, 1);
 }
 
-/* An expired async read waits for its unit too; an expired write for unit_writes. */
+/* An expired async read waits for its unit too. */
 static void test_cap_expired_async(void)
 {
 	struct ac_fifo_heads heads = { 0 };
@@ -543,23 +464,11 @@ static void test_cap_expired_async(void)
 	CHECK(k.capped);
 	CHECK_EQ(p.stats.expired_waits, 1);
 	/* its unit frees: it goes (async expiry is looked at per phase) */
-	occ.all[3].counter = 0;
+	occ.reads[3].counter = 0;
 	k = ac_policy_pick(&p, &heads, 6);
 	CHECK(k.kind == AC_PICK_EXPIRED ||
 	      (k.kind == AC_PICK_UNIT && k.unit == 3));
 	CHECK_EQ(k.type, RA);
-
-	/* unit_writes: an expired write waits while its unit holds a write */
-	setup(&p, 4, 2, 0);
-	p.unit_writes = 1;
-	ac_policy_add(&p, 5, WS);
-	ac_policy_add(&p, 5, WS);
-	k = step(&p);
-	CHECK_EQ(k.unit, 5);
-	set_head(&heads, WS, 5, 5);
-	k = ac_policy_pick(&p, &heads, 9);
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
 }
 
 /*
@@ -594,7 +503,6 @@ static void test_no_caps_without_dies(void)
 	int i;
 
 	setup(&p, 8, 1, 1);
-	p.unit_writes = 1;
 	for (i = 0; i < 3; i++)
 		ac_policy_add(&p, 5, RS);
 	for (i = 0; i < 3; i++) {
@@ -640,62 +548,44 @@ static void setup_spare(struct ac_policy *p)
  * Slots to spare (ac_slots_spare()): 2 channels x 2 dies, cap 1.  Reads
  * queued on units 0 and 1 only, both busy.  With 4 slots and 2 taken, the
  * two idle units have nothing queued: a read goes past the cap, by one.
- * Not further, not to a unit with a write out or queued, and not once a
- * request waits for an idle unit that the free slots must keep room for.
+ * Not further, and not once a read waits for an idle unit that the free
+ * slots must keep room for.  Our writes take slots, not dies.
  */
 static void test_cap_spare_slots(void)
 {
 	struct ac_policy p;
 	struct ac_pick k;
 
-	setup(&p, 2, 2, 1);
-	p.dev_slots = 4;
-	p.unit_spare = 1;
-	busy(0, 1, false);
-	busy(1, 1, true);		/* a write out at unit 1 */
-	ac_policy_add(&p, 0, RS);
-	ac_policy_add(&p, 1, RS);
-	k = step(&p);			/* 2 free, 0 waiting: unit 0, not 1 */
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 0);
-	CHECK_EQ(p.stats.cap_spare, 1);
-	/* unit 1 has a write out, but no unit without one can take it */
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ(p.stats.cap_spare, 2);
-	ac_policy_add(&p, 0, RS);	/* unit 0 is at unit_depth + 1: held */
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_NONE);
-	CHECK(k.capped);
-	CHECK_EQ(p.stats.cap_spare, 2);
-
-	/* one past the cap with a write there only when no clear unit can */
 	setup_spare(&p);
-	busy(0, 1, true);
+	p.dev_slots = 4;
+	busy(0, 1, false);
 	busy(1, 1, false);
 	ac_policy_add(&p, 0, RS);
 	ac_policy_add(&p, 1, RS);
-	k = step(&p);
-	CHECK_EQ(k.unit, 1);
-	k = step(&p);			/* unit 1 is 2 deep: now unit 0 */
+	k = step(&p);			/* 2 free, 0 waiting: past the cap */
 	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 0);
+	CHECK_EQ(p.stats.cap_spare, 1);
+	k = step(&p);			/* the other, past its cap too */
+	CHECK_EQ(k.kind, AC_PICK_UNIT);
 	CHECK_EQ(p.stats.cap_spare, 2);
-
-	/* never onto a unit where a write of ours waits for room */
-	setup_spare(&p);
-	busy(0, 1, true);
-	busy(1, 1, true);
-	ac_policy_add(&p, 1, WS);
-	ac_policy_add(&p, 1, RS);
+	ac_policy_add(&p, 0, RS);	/* unit 0 is at unit_depth + 1: held */
 	k = step(&p);
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	ac_policy_add(&p, 0, RS);	/* unit 0's write is at the device only */
-	k = step(&p);
+	CHECK_EQ(p.stats.cap_spare, 2);
+
+	/* a write at the device takes the last free slot */
+	setup_spare(&p);
+	p.dev_slots = 4;
+	busy(0, 1, false);
+	busy(1, 1, false);
+	busy(2, 1, true);
+	ac_policy_add(&p, 0, RS);
+	k = step(&p);			/* 1 free, 0 waiting: past the cap */
 	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ((int)k.type, RS);
 	CHECK_EQ(k.unit, 0);
+	ac_policy_add(&p, 1, RS);
+	k = step(&p);			/* no slot free */
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare, 1);
 
 	/* no slots known, or unit_spare off: the cap holds */
@@ -711,135 +601,20 @@ static void test_cap_spare_slots(void)
 	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare, 0);
 
-	/* a write queued for unit 0 keeps reads from stacking there */
-	setup(&p, 2, 2, 1);
+	/* 1 free slot and an idle unit (2) with a read queued: it keeps it */
+	setup_spare(&p);
 	p.dev_slots = 4;
-	p.unit_spare = 1;
-	busy(0, 1, false);
-	busy(1, 1, false);
-	ac_policy_add(&p, 0, RS);
-	ac_policy_add(&p, 0, WS);
-	ac_policy_add(&p, 1, RS);
-	k = ac_policy_pick(&p, &no_heads, 0);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 1);
-	CHECK_EQ((int)k.type, RS);
-
-	/* 1 free slot, an idle unit (2) with a write queued: it keeps the slot */
-	setup(&p, 2, 2, 1);
-	p.dev_slots = 4;
-	p.unit_spare = 1;
 	busy(0, 1, false);
 	busy(1, 1, false);
 	busy(3, 1, false);
-	p.unit_writes = 1;
-	p.writes_starved = 1000000;
 	ac_policy_add(&p, 0, RS);
-	ac_policy_add(&p, 2, WS);
-	k = ac_policy_pick(&p, &no_heads, 0);
+	ac_policy_add(&p, 2, RS);
+	k = step(&p);
 	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 2);		/* the write to the idle die, not a read past a cap */
-	CHECK_EQ((int)k.type, WS);
+	CHECK_EQ(k.unit, 2);
+	k = step(&p);			/* no slot free: unit 0's read waits */
+	CHECK(k.kind == AC_PICK_NONE && k.capped);
 	CHECK_EQ(p.stats.cap_spare, 0);
-}
-
-/* 2 channels x 2 dies, unit_spare on, @slots command slots. */
-static void spare_setup(struct ac_policy *p, u32 depth, u32 writes, u32 slots)
-{
-	setup(p, 2, 2, depth);
-	p->unit_writes = writes;
-	p->dev_slots = slots;
-	p->unit_spare = 1;
-}
-
-/* Two writes queued for unit 0, which holds one of ours: one goes past, not two. */
-static void t_one_write_past(u32 depth, u32 writes)
-{
-	struct ac_policy p;
-	struct ac_pick k;
-
-	spare_setup(&p, depth, writes, 4);
-	busy(0, 1, true);
-	ac_policy_add(&p, 0, WS);
-	ac_policy_add(&p, 0, WS);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 0);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 1);
-}
-
-/*
- * Writes past their caps (ac_write_spare()): caps 1 and 1, 4 slots.
- * Writes queued on units 0 and 1 only, each with a write of ours out: with
- * 2 slots free and no idle unit waiting, a write goes one past the caps,
- * then one to the other unit.  Not further, not while a read is queued or
- * at the device, not with unit_spare off or no slots known.
- */
-static void test_cap_spare_writes(void)
-{
-	struct ac_policy p;
-	struct ac_pick k;
-	u32 first;
-
-	spare_setup(&p, 1, 1, 4);
-	busy(0, 1, true);
-	busy(1, 1, true);
-	ac_policy_add(&p, 0, WA);
-	ac_policy_add(&p, 0, WA);
-	ac_policy_add(&p, 1, WA);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ((int)k.type, WA);
-	CHECK(k.unit == 0 || k.unit == 1);
-	CHECK_EQ(p.stats.cap_spare_writes, 1);
-	first = k.unit;
-	k = step(&p);			/* unit @first is 2 deep: the other */
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ(k.unit, 1 - first);
-	CHECK_EQ(p.stats.cap_spare_writes, 2);
-	k = step(&p);			/* both 2 deep, and no slot free */
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 2);
-
-	/* a read queued: it goes past the cap (a write of ours is at its unit), not a write */
-	spare_setup(&p, 1, 1, 4);
-	busy(0, 1, true);
-	busy(1, 1, true);
-	ac_policy_add(&p, 0, WA);
-	ac_policy_add(&p, 1, RS);
-	k = step(&p);
-	CHECK_EQ(k.kind, AC_PICK_UNIT);
-	CHECK_EQ((int)k.type, RS);
-	CHECK_EQ(k.unit, 1);
-	k = step(&p);			/* the read is at the device now */
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 0);
-
-	/* a read of ours at the device, none queued */
-	spare_setup(&p, 1, 1, 8);
-	busy(0, 1, true);
-	busy(1, 1, false);
-	ac_policy_add(&p, 0, WS);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-
-	/* the slots not known, or unit_spare off */
-	spare_setup(&p, 1, 1, 0);
-	busy(0, 1, true);
-	ac_policy_add(&p, 0, WS);
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	p.dev_slots = 4;
-	p.unit_spare = 0;
-	k = step(&p);
-	CHECK(k.kind == AC_PICK_NONE && k.capped);
-	CHECK_EQ(p.stats.cap_spare_writes, 0);
-
-	/* unit_depth alone, then unit_writes alone: one past each */
-	t_one_write_past(1, 0);
-	t_one_write_past(0, 1);
 }
 
 /* ---------------------------------------------------------- random runs */
@@ -906,7 +681,7 @@ static int o_find(u32 n, u32 u, u8 type)
 
 /*
  * The rule, restated: the device has more slots free than there are idle
- * units with requests queued.
+ * units with reads queued.
  */
 static bool o_spare(const struct ac_policy *p, u32 n)
 {
@@ -916,10 +691,11 @@ static bool o_spare(const struct ac_policy *p, u32 n)
 	if (!p->unit_spare || !p->dev_slots || total >= p->dev_slots)
 		return false;
 	for (u = 0; u < units; u++) {
-		if (atomic_read(&occ.all[u]))
+		if (atomic_read(&occ.reads[u]))
 			continue;
 		for (i = 0; i < n; i++) {
-			if (oreq[i].state == 0 && oreq[i].unit == u) {
+			if (oreq[i].state == 0 && oreq[i].unit == u &&
+			    !ac_type_is_write(oreq[i].type)) {
 				waiting++;
 				break;
 			}
@@ -928,113 +704,39 @@ static bool o_spare(const struct ac_policy *p, u32 n)
 	return p->dev_slots - total > waiting;
 }
 
-/*
- * The write rule, restated: slots to spare, and no read queued or at the
- * device.
- */
-static bool o_write_spare(const struct ac_policy *p, u32 n)
+/* Whether unit_depth holds a request of @type back from unit @u. */
+static bool o_held(const struct ac_policy *p, u32 u, u8 type)
 {
-	u32 i, u;
-
-	for (i = 0; i < n; i++)
-		if (oreq[i].state == 0 && !ac_type_is_write(oreq[i].type))
-			return false;
-	for (u = 0; u < AC_MAX_UNITS; u++)
-		if (atomic_read(&occ.all[u]) != atomic_read(&occ.writes[u]))
-			return false;
-	return o_spare(p, n);
+	return !ac_type_is_write(type) && ac_policy_dies(p) && p->unit_depth &&
+	       atomic_read(&occ.reads[u]) >= (int)p->unit_depth;
 }
 
-/* Whether a write FIFO's head is past its deadline: no write spares then. */
-static bool o_write_late(const struct ac_fifo_heads *h, u64 now)
-{
-	return (h->valid[WS] && now >= h->expire[WS]) ||
-	       (h->valid[WA] && now >= h->expire[WA]);
-}
-
-/* Whether a write may go past the caps to @u: by one at most in each. */
-static bool o_write_lift_ok(const struct ac_policy *p, u32 u)
-{
-	return (!p->unit_depth ||
-		atomic_read(&occ.all[u]) <= (int)p->unit_depth) &&
-	       (!p->unit_writes ||
-		atomic_read(&occ.writes[u]) <= (int)p->unit_writes);
-}
-
-/*
- * Whether a read may go past the cap to unit @u, where a write of ours may
- * be at the device: by one at most, and no write of ours queued for it.
- */
-static bool o_lift_any_ok(const struct ac_policy *p, u32 n, u32 u)
-{
-	u32 i;
-
-	if (atomic_read(&occ.all[u]) > (int)p->unit_depth)
-		return false;
-	for (i = 0; i < n; i++)
-		if (oreq[i].state == 0 && oreq[i].unit == u &&
-		    ac_type_is_write(oreq[i].type))
-			return false;
-	return true;
-}
-
-/* The same, to a unit clear of writes: none of ours there either. */
-static bool o_lift_ok(const struct ac_policy *p, u32 n, u32 u)
-{
-	return !atomic_read(&occ.writes[u]) && o_lift_any_ok(p, n, u);
-}
-
-/* Whether a queued read of @type may go past the cap to a unit clear of writes. */
-static bool o_any_clear(const struct ac_policy *p, u32 n, u8 type)
+static bool o_writes_queued(u32 n)
 {
 	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (oreq[i].state == 0 && oreq[i].type == type &&
-		    o_lift_ok(p, n, oreq[i].unit))
+		if (oreq[i].state == 0 && ac_type_is_write(oreq[i].type))
 			return true;
 	return false;
 }
 
 static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n, bool spare, bool wspare)
+			 u32 n, bool spare)
 {
 	u32 i, u = k->unit;
-	bool wlift = wspare && ac_type_is_write(k->type) && o_write_lift_ok(p, u);
 
 	if (k->kind != AC_PICK_UNIT)
 		return;
-	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
-		  atomic_read(&occ.all[u]) < (int)p->unit_depth ||
-		  (spare && !ac_type_is_write(k->type) &&
-		   (o_lift_ok(p, n, u) ||
-		    (!o_any_clear(p, n, k->type) && o_lift_any_ok(p, n, u)))) ||
-		  wlift,
-		  "unit %u at its cap %u got a request", u, p->unit_depth);
-	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
-		  !ac_type_is_write(k->type) ||
-		  atomic_read(&occ.writes[u]) < (int)p->unit_writes || wlift,
-		  "unit %u with %d writes out got a write (unit_writes %u)", u,
-		  atomic_read(&occ.writes[u]), p->unit_writes);
-	/*
-	 * reads_first, with dies: a write goes to no die with reads waiting
-	 * (expiry aside) while fewer than write_hold writes are queued (this
-	 * one still counts as queued).
-	 */
-	for (i = 0; p->reads_first && ac_policy_dies(p) &&
-	     ac_type_is_write(k->type) &&
-	     p->queued[AC_WRITE_SYNC] + p->queued[AC_WRITE_ASYNC] <
-	     p->write_hold && i < n; i++)
-		if (oreq[i].state == 0 && oreq[i].unit == u &&
-		    !ac_type_is_write(oreq[i].type))
-			t_fail(__FILE__, __LINE__,
-			       "write to unit %u while a read waits for it", u);
-	if (!ac_type_is_write(k->type) && atomic_read(&occ.all[u])) {
+	CHECK_MSG(!o_held(p, u, k->type) ||
+		  (spare && atomic_read(&occ.reads[u]) <= (int)p->unit_depth),
+		  "unit %u at its cap %u got a read", u, p->unit_depth);
+	if (!ac_type_is_write(k->type) && atomic_read(&occ.reads[u])) {
 		for (i = 0; i < n; i++) {
 			const struct o_req *r = &oreq[i];
 
 			if (r->state == 0 && r->type == k->type &&
-			    !atomic_read(&occ.all[r->unit]))
+			    !atomic_read(&occ.reads[r->unit]))
 				t_fail(__FILE__, __LINE__,
 				       "read to busy unit %u while unit %u is idle",
 				       u, r->unit);
@@ -1042,23 +744,21 @@ static void o_check_pick(const struct ac_policy *p, const struct ac_pick *k,
 	}
 }
 
-/* An expired pick obeys the caps too: its unit has room. */
+/* An expired pick obeys the caps too: a read's unit has room. */
 static void o_check_room(const struct ac_policy *p, const struct o_req *r,
 			 const char *name)
 {
-	CHECK_MSG(!ac_policy_dies(p) || !p->unit_depth ||
-		  atomic_read(&occ.all[r->unit]) < (int)p->unit_depth,
-		  "%s: expired request sent to unit %u at its cap %u", name,
+	CHECK_MSG(!o_held(p, r->unit, r->type),
+		  "%s: expired read sent to unit %u at its cap %u", name,
 		  r->unit, p->unit_depth);
-	CHECK_MSG(!ac_policy_dies(p) || !p->unit_writes ||
-		  !ac_type_is_write(r->type) ||
-		  atomic_read(&occ.writes[r->unit]) < (int)p->unit_writes,
-		  "%s: expired write sent to unit %u with %d writes out", name,
-		  r->unit, atomic_read(&occ.writes[r->unit]));
 }
 
+/*
+ * Nothing picked: only with reads held by caps, every one of them, never
+ * while a write is queued (no write is held for a die), never stalled.
+ */
 static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
-			 u32 n, u32 at_device, bool spare, bool wspare)
+			 u32 n, u32 at_device, bool spare)
 {
 	u32 i;
 
@@ -1066,28 +766,20 @@ static void o_check_none(const struct ac_policy *p, const struct ac_pick *k,
 		return;
 	CHECK_MSG(!ac_policy_queued(p) || at_device,
 		  "stall: %u queued, none at the device", ac_policy_queued(p));
+	CHECK_MSG(!o_writes_queued(n), "a write queued, nothing picked");
 	if (!k->capped)
 		return;
 	for (i = 0; i < n; i++) {
 		const struct o_req *r = &oreq[i];
 
-		bool held = atomic_read(&occ.all[r->unit]) >= (int)p->unit_depth ||
-			    (ac_type_is_write(r->type) && p->unit_writes &&
-			     atomic_read(&occ.writes[r->unit]) >= (int)p->unit_writes);
-
-		if (r->state == 0 && !held)
+		if (r->state == 0 && !o_held(p, r->unit, r->type))
 			t_fail(__FILE__, __LINE__,
-			       "held by caps, but unit %u (%d at the device) has a request",
-			       r->unit, atomic_read(&occ.all[r->unit]));
-		if (r->state == 0 && spare && !ac_type_is_write(r->type) &&
-		    o_lift_any_ok(p, n, r->unit))
+			       "held by caps, but unit %u (%d reads at the device) has a request",
+			       r->unit, atomic_read(&occ.reads[r->unit]));
+		if (r->state == 0 && spare &&
+		    atomic_read(&occ.reads[r->unit]) <= (int)p->unit_depth)
 			t_fail(__FILE__, __LINE__,
 			       "held by caps with slots to spare, but a read of unit %u could go",
-			       r->unit);
-		if (r->state == 0 && wspare && ac_type_is_write(r->type) &&
-		    o_write_lift_ok(p, r->unit))
-			t_fail(__FILE__, __LINE__,
-			       "held by caps with slots to spare and no reads, but a write of unit %u could go",
 			       r->unit);
 	}
 }
@@ -1106,10 +798,6 @@ static void o_run(const struct o_prof *pf)
 	p.fifo_batch = 1 + o_rand(16);
 	p.writes_starved = 1 + o_rand(3);
 	p.write_batch = 1 + o_rand(16);
-	p.unit_writes = o_rand(3);
-	p.reads_first = o_rand(2);
-	/* writes wait for reads up to: none, a few, any number queued */
-	p.write_hold = (u32[]){ 0, 4, 1000000 }[o_rand(3)];
 	p.dev_slots = pf->slots;
 	p.unit_spare = 1;
 	units = ac_policy_units(&p);
@@ -1141,11 +829,10 @@ static void o_run(const struct o_prof *pf)
 			u32 j = o_rand(ndev);
 			struct o_req *q = &oreq[dev[j]];
 
-			atomic_dec(&occ.all[q->unit]);
 			atomic_dec(&occ.total);
-			if (ac_type_is_write(q->type))
-				atomic_dec(&occ.writes[q->unit]);
-			CHECK(atomic_read(&occ.all[q->unit]) >= 0);
+			if (!ac_type_is_write(q->type))
+				atomic_dec(&occ.reads[q->unit]);
+			CHECK(atomic_read(&occ.reads[q->unit]) >= 0);
 			q->state = 2;
 			dev[j] = dev[--ndev];
 			at_device--;
@@ -1183,10 +870,7 @@ static void o_run(const struct o_prof *pf)
 		    (u64)op >= heads.expire[pf->one_type - 1]) {
 			u32 hu = heads.unit[pf->one_type - 1];
 
-			head_due = (!p.unit_depth ||
-				    atomic_read(&occ.all[hu]) < (int)p.unit_depth) &&
-				   (pf->one_type - 1 != WS || !p.unit_writes ||
-				    atomic_read(&occ.writes[hu]) < (int)p.unit_writes);
+			head_due = !o_held(&p, hu, pf->one_type - 1);
 		}
 		for (i = 0; head_due && i < n; i++)
 			if (oreq[i].state == 0 && oreq[i].expired_at != ~0ULL)
@@ -1194,8 +878,6 @@ static void o_run(const struct o_prof *pf)
 		t_check_queued_units(&p);
 		{
 			bool spare = o_spare(&p, n);
-			bool wspare = o_write_spare(&p, n) &&
-				      !o_write_late(&heads, op);
 			struct ac_pick k = ac_policy_pick(&p, &heads, op);
 			int idx = -1;
 
@@ -1203,8 +885,8 @@ static void o_run(const struct o_prof *pf)
 						(int)k.type == pf->one_type - 1),
 				  "%s: expired head with room at unit %u not picked (%d/%d)",
 				  pf->name, heads.unit[pf->one_type - 1], k.kind, k.type);
-			o_check_pick(&p, &k, n, spare, wspare);
-			o_check_none(&p, &k, n, at_device, spare, wspare);
+			o_check_pick(&p, &k, n, spare);
+			o_check_none(&p, &k, n, at_device, spare);
 			if (k.kind == AC_PICK_EXPIRED)
 				idx = o_head(n, k.type);
 			else if (k.kind == AC_PICK_UNIT)
@@ -1227,10 +909,9 @@ static void o_run(const struct o_prof *pf)
 					  pf->name, oreq[idx].due_picks, oreq[idx].ahead);
 			ac_policy_dispatched(&p, oreq[idx].unit, oreq[idx].type,
 					     k.kind == AC_PICK_EXPIRED);
-			atomic_inc(&occ.all[oreq[idx].unit]);
 			atomic_inc(&occ.total);
-			if (ac_type_is_write(oreq[idx].type))
-				atomic_inc(&occ.writes[oreq[idx].unit]);
+			if (!ac_type_is_write(oreq[idx].type))
+				atomic_inc(&occ.reads[oreq[idx].unit]);
 			oreq[idx].state = 1;
 			dev[ndev++] = idx;
 			at_device++;
@@ -1240,17 +921,13 @@ static void o_run(const struct o_prof *pf)
 		CHECK_MSG(oreq[i].state == 2, "%s: request %u left in state %u",
 			  pf->name, i, oreq[i].state);
 	for (i = 0; i < AC_MAX_UNITS; i++)
-		CHECK_EQ(atomic_read(&occ.all[i]), 0);
+		CHECK_EQ(atomic_read(&occ.reads[i]), 0);
 	CHECK_EQ(atomic_read(&occ.total), 0);
 	CHECK_EQ(ac_policy_queued(&p), 0);
 
 	/* more slots than dies: the runs must have gone past the cap */
 	CHECK_MSG(pf->slots <= units || p.stats.cap_spare > 0 || !pf->read_pct,
 		  "%s: no read went past its cap", pf->name);
-	/* writes only, more slots than dies: they must have gone past */
-	CHECK_MSG(pf->slots <= units || pf->read_pct ||
-		  p.stats.cap_spare_writes > 0,
-		  "%s: no write went past its caps", pf->name);
 }
 
 static const struct o_prof o_profiles[] = {
@@ -1278,11 +955,11 @@ static const struct o_prof o_profiles[] = {
 	{ "mixed_8x4_slots_eq", 24, 8, 4, 1, 32, 30, 90, 0, 200, 20000, 32 },
 	{ "hot_unit_spare", 25, 8, 4, 1, 64, 80, 100, 1 + RS, 50, 20000, 64 },
 	{ "mixed_4x2_cap2_spare", 26, 4, 2, 2, 32, 40, 90, 0, 100, 20000, 32 },
-	/* writes only: past their caps into spare slots */
+	/* writes only: never held */
 	{ "writes_8x4_spare", 27, 8, 4, 1, 64, 80, 0, 0, 200, 20000, 64 },
 	{ "writes_8x4_slots_eq", 28, 8, 4, 1, 32, 0, 0, 0, 200, 20000, 32 },
 	{ "mixed_8x4_writes_spare", 29, 8, 4, 1, 64, 30, 20, 0, 200, 20000, 64 },
-	/* sync writes past their caps, deadlines short: no late head starves */
+	/* sync writes, more slots than dies, deadlines short: no late head starves */
 	{ "sync_writes_spare", 30, 8, 4, 1, 64, 60, 0, 1 + WS, 40, 20000, 64 },
 };
 
@@ -1301,11 +978,9 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/units_clamped", test_units_clamped },
 	{ "occupancy/read_idle_first", test_read_idle_first },
 	{ "occupancy/read_idle_beats_rotation", test_read_idle_beats_rotation },
-	{ "occupancy/read_avoids_write_out", test_read_avoids_write_out },
+	{ "occupancy/write_counts_at_no_die", test_write_counts_at_no_die },
 	{ "occupancy/write_spreads_dies", test_write_spreads_dies },
-	{ "occupancy/reads_first", test_reads_first },
-	{ "occupancy/reads_first_off_and_bound", test_reads_first_off_and_bound },
-	{ "occupancy/reads_first_fewest_reads", test_reads_first_fewest_reads },
+	{ "occupancy/write_never_held", test_write_never_held },
 	{ "occupancy/cap_holds_and_expiry", test_cap_holds_and_expiry },
 	{ "occupancy/cap_expired_async", test_cap_expired_async },
 	{ "occupancy/cap_expired_write", test_cap_expired_write },
@@ -1313,7 +988,6 @@ const struct t_case t_occupancy[] = {
 	{ "occupancy/no_occupancy_is_rotation", test_no_occupancy_is_rotation },
 	{ "occupancy/expired_write_mid_phase", test_expired_write_mid_phase },
 	{ "occupancy/cap_spare_slots", test_cap_spare_slots },
-	{ "occupancy/cap_spare_writes", test_cap_spare_writes },
 	{ "occupancy/random", test_random_occupancy },
 	{ NULL, NULL },
 };
