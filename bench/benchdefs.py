@@ -239,11 +239,18 @@ def _ssdsim(**over):
 # every completion by 0..jitter_us (uniform, NOT times time_scale, mean
 # jitter_us / 2): a real host's completion-to-dispatch round trip is 10-20 %
 # of a flash read, and under TCG without jitter ssdsim's is about 4 % of
-# its 5 ms read (read_us x time_scale).  1200 adds 0.6 ms on average, 12 %
-# of the read, about 16 % with TCG's own.  256 MiB (16k pages) keeps the
-# fill at about 28 s, so the default run stays near 20 minutes.
-FTL_JITTER_US = 1200
-FTL_CAPACITY_MB = 256
+# its read.  Each completion then comes in its own timer interrupt, and
+# under TCG that costs the guest 0.4-0.9 ms of CPU per request: at
+# time_scale 100 (a 6 ms read, 5.3k reads/s for the device) every
+# scheduler but none kept the guest's CPUs 87-98 % busy at 2.1-2.6k
+# reads/s, so the run measured TCG, not the device.  At time_scale 300 a
+# read takes 18 ms (1.8k reads/s for the device) and the jitter scales
+# with it: 3600 adds 1.8 ms on average, 10 % of the read, about 11 % with
+# TCG's own.  128 MiB (8k pages) keeps the fill near 40 s, so the default
+# run stays near 20 minutes.
+FTL_TIME_SCALE = 300
+FTL_JITTER_US = 3600
+FTL_CAPACITY_MB = 128
 # The fill: one sequential stream of FILL_BS_KB direct writes, the largest
 # request ssdsim takes (max_hw_sectors 512), FILL_IODEPTH in flight (two
 # cover the 32 dies; four keep each die's next program queued), from one CPU
@@ -266,7 +273,7 @@ AGE_IODEPTH = 32
 
 def _ftl(**over):
     return _ssdsim(mapping="ftl", stripe_kb=SSDSIM_BASE["page_kb"], capacity_mb=FTL_CAPACITY_MB,
-                   jitter_us=FTL_JITTER_US, **over)
+                   time_scale=FTL_TIME_SCALE, jitter_us=FTL_JITTER_US, **over)
 
 
 def _matched_ac(mapping):
@@ -316,8 +323,8 @@ DEVICES = {
     "ssdsim-ftl-filled": {
         "kind": "ssdsim",
         "what": "emulated SSD placing like a real one: ftl mapping (each written page on the next "
-                "die in write order), 8 channels x 4 dies, 16 KiB pages, 256 MiB, completions up to "
-                "1.2 ms late (jitter_us); filled by one sequential write before its runs, so reads "
+                "die in write order), 8 channels x 4 dies, 16 KiB pages, 128 MiB, time_scale 300, completions up to "
+                "3.6 ms late (jitter_us); filled by one sequential write before its runs, so reads "
                 "follow a 16 KiB page stripe; each run starts from that placement (a discard puts "
                 "the pages back on the stripe); AC as `ac-calibrate --apply` set it after the fill",
         "params": _ftl(),

@@ -1198,7 +1198,7 @@ def test_the_default_run_is_the_filled_and_aged_ftl_device_and_null_blk():
     for d in (filled, aged):
         p = d["params"]
         assert p["mapping"] == "ftl" and p["stripe_kb"] == p["page_kb"] == 16
-        assert p["channels"] == 8 and p["dies"] == 4 and p["time_scale"] == 100
+        assert p["channels"] == 8 and p["dies"] == 4 and p["time_scale"] == 300
         # completions late by 10-20 % of a read on average (jitter alone:
         # uniform 0..jitter_us, not scaled; TCG adds about 4 %)
         assert 0.10 <= p["jitter_us"] / 2.0 / (p["read_us"] * p["time_scale"]) <= 0.20
@@ -1214,19 +1214,19 @@ def test_the_default_run_is_estimated_near_20_minutes_fill_and_aging_included():
     bd = load_script("benchdefs.py")
     assert 18 * 60 <= bd.mode_estimate("quick") <= 22 * 60
     p = bd.DEVICES["ssdsim-ftl-filled"]["params"]
-    pages = 256 * 1024 // 16
+    pages = 128 * 1024 // 16
     # pages x program x time_scale / dies, plus the channels' transfer
-    assert bd.flash_write_seconds(p, pages) == pytest.approx(pages * 0.05 / 32 + pages * 0.001 / 8)
+    assert bd.flash_write_seconds(p, pages) == pytest.approx(pages * 0.15 / 32 + pages * 0.003 / 8)
     fill = bd.prepare_seconds(p, True, None)
     aged = bd.prepare_seconds(p, True, 0.5)
-    assert 25 < fill < 40 and aged - fill == pytest.approx(
+    assert 30 < fill < 50 and aged - fill == pytest.approx(
         bd.flash_write_seconds(p, pages // 2) + bd.flash_read_seconds(p, pages // 2))
     assert bd.prepare_seconds(p, False, None) == 0
     res = subprocess.run([os.path.join(BENCH, "compare"), "--dry-run"], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, timeout=60)
     assert res.returncode == 0, res.stdout
-    assert "before its runs: fill: one sequential write of 256 MiB, 256 KiB direct writes" in res.stdout
-    assert "age: 50% of the pages (8192) rewritten once in random order, 16 KiB direct writes" in res.stdout
+    assert "before its runs: fill: one sequential write of 128 MiB, 256 KiB direct writes" in res.stdout
+    assert "age: 50% of the pages (4096) rewritten once in random order, 16 KiB direct writes" in res.stdout
     assert "ac-calibrate --apply (AC's tunables on this device after the aging)" in res.stdout
     m = re.search(r"estimated duration (\d+)m(\d+)s", res.stdout)
     assert m and 18 <= int(m.group(1)) <= 22
