@@ -688,7 +688,7 @@ MODES = {
 # drain, kernel log check), and the extra of an ext4 run (mkfs, mount,
 # pre-create, umount with the flush of what is still dirty).  Measured on the
 # 2-core TCG machines; the estimate printed before a run uses them.
-RUN_OVERHEAD_S = {"ssdsim": 2.0, "null_blk": 1.8, "real": 2.0}
+RUN_OVERHEAD_S = {"ssdsim": 2.5, "null_blk": 2.0, "real": 2.0}
 # unloading null_blk and loading it with another device's parameters (the
 # CPU matrix's queue counts), once per repetition and parameter set
 NULLB_RELOAD_S = 2.0
@@ -698,9 +698,10 @@ DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-dire
            # the hot dies' queues (about 60 requests each) drain last
            ("ssdsim", "skewrw90-direct"): 1.0}
 BOOT_S = 45.0   # build check, boot, module loads
-# ac-calibrate on a device before its runs (issue 14; measured on
-# ssdsim-stripe under TCG: 6 s, plus reloading margin)
-CALIBRATE_S = 30.0
+# ac-calibrate on a device before its runs (issue 14; measured under TCG:
+# 35 s on the filled ftl device, 72 s on the aged one, where it finds no
+# structure)
+CALIBRATE_S = 55.0
 # the fill's and the aging's fio starts, the fill's sampled read-back and
 # the placement samples (64 reads one at a time), beyond the flash time
 PREPARE_OVERHEAD_S = 6.0
