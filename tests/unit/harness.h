@@ -55,8 +55,8 @@ u32 t_ref_map(int mapping, u32 nr, u64 sector, u64 capacity, u32 stripe);
 
 /*
  * ac_policy_init() with the scheduling tunables at their defaults from
- * ac-tunables.h (fifo_batch, writes_starved, write_batch); the caps and
- * reads_first stay 0, the policy's neutral base.
+ * ac-tunables.h (fifo_batch, writes_starved, write_batch); the caps stay
+ * 0, the policy's neutral base.
  */
 void t_policy_init(struct ac_policy *p, u32 nr_channels);
 
