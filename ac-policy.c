@@ -385,8 +385,9 @@ static bool ac_read_served(const struct ac_policy *p, u32 u)
 /*
  * Rank of unit @u as a read's target, lower is better, most significant
  * first: idle before busy; fewer reads at the device; not PROC; not served
- * this round; rotation after last_read.  With nothing at the device this is the thesis's walk: the
- * first PEND unit after last_read that is not PROC.
+ * this round; rotation after last_read.  With nothing at the device this
+ * is the thesis's walk: the first PEND unit after last_read that is not
+ * PROC.
  */
 #define AC_RANK_BUSY	0x40000000U
 #define AC_RANK_OCC	21		/* bits 21-28: reads at the device */
