@@ -70,19 +70,9 @@ static u32 ac_ffs64(u64 w)
 #endif
 }
 
-/* @x mod @n, where @x is almost always below 2 * @n. */
-static u32 ac_wrap(u32 x, u32 n)
-{
-	if (x < n)
-		return x;
-	if (x - n < n)
-		return x - n;
-	return x % n;
-}
-
 static u32 ac_chan_of(const struct ac_policy *p, u32 unit)
 {
-	return ac_wrap(unit, p->nr_channels);
+	return unit % p->nr_channels;
 }
 
 static u32 ac_reads(const struct ac_unit *u)
@@ -396,7 +386,7 @@ static bool ac_read_served(const struct ac_policy *p, u32 u)
 
 static u32 ac_read_rank(const struct ac_policy *p, u32 u)
 {
-	u32 rank = ac_wrap(u + p->units - p->last_read - 1, p->units);
+	u32 rank = (u + p->units - p->last_read - 1) % p->units;
 	u32 occ = ac_occ_reads(p->occ, u);
 
 	if (occ)
@@ -532,7 +522,7 @@ static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 	u32 nr = p->nr_channels, i, c;
 
 	for (i = 1; i <= nr; i++) {
-		c = ac_wrap(p->last_write + i, nr);
+		c = (p->last_write + i) % nr;
 		if (p->chan[c].writes[ac_wi(type)] &&
 		    p->chan[c].wflag == AC_W_PEND)
 			return c;
@@ -565,7 +555,7 @@ static u32 ac_write_in(const struct ac_policy *p, u32 c, enum ac_type *type)
 
 	*type = p->chan[c].writes[0] ? AC_WRITE_SYNC : AC_WRITE_ASYNC;
 	for (i = 1; i <= dies; i++) {
-		u = c + ac_wrap(last + i, dies) * p->nr_channels;
+		u = c + (last + i) % dies * p->nr_channels;
 		if (p->unit[u].nr[*type])
 			break;
 	}

@@ -194,11 +194,6 @@ static inline bool ac_policy_dies(const struct ac_policy *p)
 	return p->dies_per_channel > 1;
 }
 
-static inline u32 ac_policy_units(const struct ac_policy *p)
-{
-	return p->units;
-}
-
 static inline u32 ac_policy_dir_queued(const struct ac_policy *p,
 				       enum ac_dir dir)
 {

@@ -178,11 +178,11 @@ static void test_units_clamped(void)
 	t_policy_init(&p, 1);
 	p.dies_per_channel = 64;
 	ac_policy_regroup(&p, 64);
-	CHECK(ac_policy_units(&p) <= AC_MAX_UNITS);
+	CHECK(p.units <= AC_MAX_UNITS);
 	CHECK_EQ(p.dies_per_channel, AC_MAX_UNITS / 64);
 	p.dies_per_channel = 0;
 	ac_policy_regroup(&p, 8);
-	CHECK_EQ(ac_policy_units(&p), 8);
+	CHECK_EQ(p.units, 8);
 }
 
 /* ---------------------------------------------------------- examples */
@@ -686,7 +686,7 @@ static int o_find(u32 n, u32 u, u8 type)
 static bool o_spare(const struct ac_policy *p, u32 n)
 {
 	u32 i, u, waiting = 0, total = atomic_read(&occ.total);
-	u32 units = ac_policy_units(p);
+	u32 units = p->units;
 
 	if (!p->unit_spare || !p->dev_slots || total >= p->dev_slots)
 		return false;
@@ -800,7 +800,7 @@ static void o_run(const struct o_prof *pf)
 	p.write_batch = 1 + o_rand(16);
 	p.dev_slots = pf->slots;
 	p.unit_spare = 1;
-	units = ac_policy_units(&p);
+	units = p.units;
 	memset(oreq, 0, sizeof(oreq));
 
 	for (op = 0; op < pf->ops || ac_policy_queued(&p) || ndev; op++) {
