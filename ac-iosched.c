@@ -89,18 +89,6 @@ static struct ac_subqueue *ac_rq_subq(struct ac_data *ad, struct request *rq)
 	return &ad->subq[ac_rq_unit(rq)][ac_rq_type(rq)];
 }
 
-const char *ac_type_name(enum ac_type type)
-{
-	static const char * const names[AC_NR_TYPES] = {
-		[AC_READ_SYNC]		= "read_sync",
-		[AC_READ_ASYNC]		= "read_async",
-		[AC_WRITE_SYNC]		= "write_sync",
-		[AC_WRITE_ASYNC]	= "write_async",
-	};
-
-	return names[type];
-}
-
 u64 ac_percpu_sum(u64 __percpu *counter)
 {
 	u64 sum = 0;

@@ -128,7 +128,6 @@ static inline enum ac_type ac_type_of(blk_opf_t opf)
 }
 
 /* ac-iosched.c */
-const char *ac_type_name(enum ac_type type);
 u64 ac_percpu_sum(u64 __percpu *counter);
 void ac_regroup(struct ac_data *ad);
 void ac_expire_update(struct ac_data *ad);

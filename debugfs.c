@@ -2,9 +2,9 @@
 /*
  * AC state for operators: /sys/kernel/debug/block/<dev>/sched/.
  *
- *   channels		per unit: queued reads and writes by type, its read
- *			flag and its channel's write flag
- *   occupancy		per unit: channel, die, requests and writes at the device
+ *   units		per unit: its channel and die, the reads and writes
+ *			queued by type, its read flag, its channel's write
+ *			flag, and our reads at the device
  *   state		the phase, the write batch, what is queued and what
  *			dispatch waits for, one "name value" line each
  *   stats		the counters, one "name value" line each
@@ -28,46 +28,37 @@
 
 #ifdef CONFIG_BLK_DEBUG_FS
 
+static const char * const ac_type_names[AC_NR_TYPES] = {
+	[AC_READ_SYNC] = "read_sync", [AC_READ_ASYNC] = "read_async",
+	[AC_WRITE_SYNC] = "write_sync", [AC_WRITE_ASYNC] = "write_async",
+};
+
 static const char * const ac_rflag_names[] = { "ZERO", "PEND", "END" };
 static const char * const ac_wflag_names[] = { "ZERO", "PEND", "PROC" };
 
 /*
- * <unit> read <read_sync> <read_async> <read flag>
- *        write <write_sync> <write_async> <channel's write flag>
+ * unit <u> channel <c> die <d> read <sync> <async> <read flag>
+ *   write <sync> <async> <channel's write flag> at_device <reads>
  */
-static int ac_channels_show(void *data, struct seq_file *m)
+static int ac_units_show(void *data, struct seq_file *m)
 {
 	struct ac_data *ad = ac_queue_data(data);
 	const struct ac_policy *p = &ad->policy;
-	u32 u;
+	u32 u, nr = p->nr_channels;
 
 	spin_lock(&ad->lock);
 	for (u = 0; u < p->units; u++) {
 		const struct ac_unit *unit = &p->unit[u];
 
-		seq_printf(m, "%u read %u %u %s write %u %u %s\n", u,
+		seq_printf(m, "unit %u channel %u die %u read %u %u %s write %u %u %s at_device %d\n",
+			   u, u % nr, u / nr,
 			   unit->nr[AC_READ_SYNC], unit->nr[AC_READ_ASYNC],
 			   ac_rflag_names[unit->rflag],
 			   unit->nr[AC_WRITE_SYNC], unit->nr[AC_WRITE_ASYNC],
-			   ac_wflag_names[p->chan[u % p->nr_channels].wflag]);
+			   ac_wflag_names[p->chan[u % nr].wflag],
+			   atomic_read(&ad->occ.reads[u]));
 	}
 	spin_unlock(&ad->lock);
-	return 0;
-}
-
-/* unit <u> channel <c> die <d> reads <n>: our reads at the device */
-static int ac_occupancy_show(void *data, struct seq_file *m)
-{
-	struct ac_data *ad = ac_queue_data(data);
-	u32 u, units, nr;
-
-	spin_lock(&ad->lock);
-	units = ad->policy.units;
-	nr = ad->policy.nr_channels;
-	spin_unlock(&ad->lock);
-	for (u = 0; u < units; u++)
-		seq_printf(m, "unit %u channel %u die %u reads %d\n",
-			   u, u % nr, u / nr, atomic_read(&ad->occ.reads[u]));
 	return 0;
 }
 
@@ -93,7 +84,7 @@ static int ac_state_show(void *data, struct seq_file *m)
 		   p->last_write);
 	seq_printf(m, "sorted %u\n", ad->nr_sorted);
 	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "queued_%s %u\n", ac_type_name(t), p->queued[t]);
+		seq_printf(m, "queued_%s %u\n", ac_type_names[t], p->queued[t]);
 	seq_printf(m, "cap_waiting %d\nwrites_waiting %d\n",
 		   READ_ONCE(ad->cap_waiting), READ_ONCE(ad->writes_waiting));
 	seq_printf(m, "reads_out %d\nwrites_out %d\n",
@@ -111,10 +102,10 @@ static int ac_stats_show(void *data, struct seq_file *m)
 
 	spin_lock(&ad->lock);
 	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "dispatched_%s %llu\n", ac_type_name(t),
+		seq_printf(m, "dispatched_%s %llu\n", ac_type_names[t],
 			   s->dispatched[t]);
 	for (t = 0; t < AC_NR_TYPES; t++)
-		seq_printf(m, "expired_%s %llu\n", ac_type_name(t),
+		seq_printf(m, "expired_%s %llu\n", ac_type_names[t],
 			   s->expired[t]);
 	seq_printf(m, "read_rounds %llu\n", s->read_rounds);
 	seq_printf(m, "write_batches %llu\n", s->write_batches);
@@ -196,8 +187,7 @@ static const struct seq_operations ac_list_seq_ops[AC_NR_TYPES + 1] = {
 #define AC_LIST_ATTR(name, list)	{ name, 0400, .seq_ops = &ac_list_seq_ops[list] }
 
 const struct blk_mq_debugfs_attr ac_debugfs_attrs[] = {
-	{ "channels", 0400, ac_channels_show },
-	{ "occupancy", 0400, ac_occupancy_show },
+	{ "units", 0400, ac_units_show },
 	{ "state", 0400, ac_state_show },
 	{ "stats", 0400, ac_stats_show },
 	AC_LIST_ATTR("read_sync_fifo", AC_READ_SYNC),

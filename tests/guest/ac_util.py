@@ -65,7 +65,7 @@ def active_mapping(text):
 
 
 # debugfs (debugfs.c): tables, "name value" files and request lists.
-DEBUGFS_TABLES = (["channels", "occupancy", "state", "stats"]
+DEBUGFS_TABLES = (["units", "state", "stats"]
                   + ["%s_fifo" % t for t in TYPES] + ["dispatch"])
 # The lines of debugfs "state", in order.
 STATE_KEYS = (["async_depth", "async_depth_limits", "units", "capacity",
@@ -125,35 +125,39 @@ def assert_idle_and_balanced(dev):
         assert st["queued_" + t] == 0, st
     s = stats(dev)
     assert s["inserted"] == s["completed"], s
-    for line in read(os.path.join(debugfs_dir(dev), "channels")).splitlines():
-        f = line.split()
-        assert f[2:4] == ["0", "0"] and f[4] == "ZERO", line
-        assert f[6:8] == ["0", "0"] and f[8] == "ZERO", line
+    for u, q in channels(dev).items():
+        assert [q[t] for t in TYPES] == [0, 0, 0, 0], (u, q)
+        assert q["rflag"] == "ZERO" and q["wflag"] == "ZERO", (u, q)
     assert st["at_device"] == 0, st
     for unit, n in occupancy(dev).values():
         assert n == 0, "unit %s still counts %d reads" % (unit, n)
 
 
-def channels(dev):
-    """debugfs channels: {unit: {type: queued, "rflag": f, "wflag": f}}."""
-    out = {}
-    for line in read(os.path.join(debugfs_dir(dev), "channels")).splitlines():
+def units(dev):
+    """debugfs units: one dict per unit, in unit order."""
+    out = []
+    for line in read(os.path.join(debugfs_dir(dev), "units")).splitlines():
         f = line.split()
-        assert len(f) == 9 and f[1] == "read" and f[5] == "write", line
-        assert f[4] in ("ZERO", "PEND", "END") and f[8] in ("ZERO", "PEND", "PROC"), line
-        out[int(f[0])] = {"read_sync": int(f[2]), "read_async": int(f[3]), "rflag": f[4],
-                          "write_sync": int(f[6]), "write_async": int(f[7]), "wflag": f[8]}
+        assert len(f) == 16 and f[0:7:2] == ["unit", "channel", "die", "read"], line
+        assert f[10] == "write" and f[14] == "at_device", line
+        assert f[9] in ("ZERO", "PEND", "END") and f[13] in ("ZERO", "PEND", "PROC"), line
+        assert int(f[1]) == len(out), line
+        out.append({"channel": int(f[3]), "die": int(f[5]),
+                    "read_sync": int(f[7]), "read_async": int(f[8]), "rflag": f[9],
+                    "write_sync": int(f[11]), "write_async": int(f[12]), "wflag": f[13],
+                    "at_device": int(f[15])})
     return out
+
+
+def channels(dev):
+    """What is queued per unit: {unit: {type: queued, "rflag": f, "wflag": f}}."""
+    keep = list(TYPES) + ["rflag", "wflag"]
+    return {u: {k: d[k] for k in keep} for u, d in enumerate(units(dev))}
 
 
 def occupancy(dev):
-    """debugfs occupancy: {unit: ((channel, die), reads at the device)}."""
-    out = {}
-    for line in read(os.path.join(debugfs_dir(dev), "occupancy")).splitlines():
-        f = line.split()
-        assert f[0] == "unit" and f[2] == "channel" and f[4] == "die" and f[6] == "reads", line
-        out[int(f[1])] = ((int(f[3]), int(f[5])), int(f[7]))
-    return out
+    """Our reads at the device per unit: {unit: ((channel, die), reads)}."""
+    return {u: ((d["channel"], d["die"]), d["at_device"]) for u, d in enumerate(units(dev))}
 
 
 def ac_device(make_null_blk, **params):
