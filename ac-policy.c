@@ -34,40 +34,18 @@ static const enum ac_type ac_order_writes_first[AC_NR_TYPES] = {
 	AC_WRITE_SYNC, AC_WRITE_ASYNC, AC_READ_SYNC, AC_READ_ASYNC,
 };
 
-static u64 ac_div64(u64 dividend, u64 divisor)
-{
-#ifdef __KERNEL__
-	return div64_u64(dividend, divisor);
-#else
-	return dividend / divisor;
-#endif
-}
-
+/* The remainder of a 64-bit division by a 32-bit divisor. */
 static u32 ac_mod64(u64 dividend, u32 divisor)
 {
-#ifdef __KERNEL__
 	u32 rem;
 
 	div_u64_rem(dividend, divisor, &rem);
 	return rem;
-#else
-	return (u32)(dividend % divisor);
-#endif
 }
 
 static u32 ac_at_least_one(u32 v)
 {
 	return v ? v : 1;
-}
-
-/* Lowest set bit of @w, which is not 0. */
-static u32 ac_ffs64(u64 w)
-{
-#ifdef __KERNEL__
-	return __ffs64(w);
-#else
-	return (u32)__builtin_ctzll(w);
-#endif
 }
 
 static u32 ac_chan_of(const struct ac_policy *p, u32 unit)
@@ -350,7 +328,7 @@ static void ac_new_round(struct ac_policy *p)
 		bits = p->queued_units[AC_READ_SYNC][w] |
 		       p->queued_units[AC_READ_ASYNC][w];
 		for (; bits; bits &= bits - 1) {
-			u = w * 64 + ac_ffs64(bits);
+			u = w * 64 + __ffs64(bits);
 			if (u >= p->units)
 				break;
 			if (p->unit[u].rflag == AC_R_END) {
@@ -422,7 +400,7 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool past)
 	for (w = 0; w * 64 < p->units; w++) {
 		bits = p->queued_units[type][w];
 		for (; bits; bits &= bits - 1) {
-			u = w * 64 + ac_ffs64(bits);
+			u = w * 64 + __ffs64(bits);
 			if (u >= p->units)
 				break;
 			if (ac_read_held(p, u, past)) {
@@ -670,8 +648,8 @@ void ac_map_prepare(struct ac_map *m)
 	m->nr = ac_at_least_one(m->nr_channels);
 	m->nr_dies = ac_at_least_one(m->dies);
 	m->stripe_sectors = ac_at_least_one(m->stripe_sectors);
-	m->per_chan = ac_div64(m->capacity, m->nr);
-	m->per_die = ac_div64(m->per_chan, m->nr_dies);
+	m->per_chan = div64_u64(m->capacity, m->nr);
+	m->per_die = div64_u64(m->per_chan, m->nr_dies);
 }
 
 u32 ac_map_chan(const struct ac_map *m, u64 sector)
@@ -681,10 +659,10 @@ u32 ac_map_chan(const struct ac_map *m, u64 sector)
 	if (m->nr == 1)
 		return 0;
 	if (m->mapping == AC_MAP_STRIPE)
-		return ac_mod64(ac_div64(sector, m->stripe_sectors), m->nr);
+		return ac_mod64(div64_u64(sector, m->stripe_sectors), m->nr);
 	if (!m->per_chan)
 		return 0;
-	c = ac_div64(sector, m->per_chan);
+	c = div64_u64(sector, m->per_chan);
 	return c < m->nr ? (u32)c : m->nr - 1;
 }
 
@@ -696,12 +674,12 @@ u32 ac_map_unit(const struct ac_map *m, u64 sector)
 	if (!m->nr_channels)
 		return 0;
 	if (m->mapping == AC_MAP_STRIPE)
-		return ac_mod64(ac_div64(sector, m->stripe_sectors),
+		return ac_mod64(div64_u64(sector, m->stripe_sectors),
 				m->nr * m->nr_dies);
 	c = ac_map_chan(m, sector);
 	if (m->nr_dies == 1 || !m->per_die)
 		return c;
-	die = ac_div64(sector - (u64)c * m->per_chan, m->per_die);
+	die = div64_u64(sector - (u64)c * m->per_chan, m->per_die);
 	if (die >= m->nr_dies)
 		die = m->nr_dies - 1;
 	return (u32)die * m->nr + c;
@@ -717,8 +695,8 @@ u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors)
 	if (last < sector)
 		last = ~0ULL;
 	if (m->mapping == AC_MAP_STRIPE) {
-		chunks = ac_div64(last, m->stripe_sectors) -
-			 ac_div64(sector, m->stripe_sectors) + 1;
+		chunks = div64_u64(last, m->stripe_sectors) -
+			 div64_u64(sector, m->stripe_sectors) + 1;
 		return chunks < m->nr ? (u32)chunks : m->nr;
 	}
 	return ac_map_chan(m, last) - ac_map_chan(m, sector) + 1;

@@ -35,6 +35,23 @@ static inline void atomic_dec(atomic_t *v)
 	v->counter--;
 }
 
+/* The kernel's division and bit helpers (linux/math64.h, linux/bitops.h). */
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+
+static inline unsigned long __ffs64(u64 word)
+{
+	return (unsigned long)__builtin_ctzll(word);
+}
+
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 /* the kernel's, from compiler_types.h (glibc's sys/cdefs.h may have it) */
