@@ -20,7 +20,7 @@ import time
 import pytest
 
 import ssdsim_util as su
-from conftest import primary_kernel_only, primary_only
+from conftest import DEBUG_KERNEL, primary_kernel_only, primary_only
 
 # Timing geometry: page p of the device is on channel p % 4 (stripe of one
 # page), one die per channel.  A page read is 10 ms (die) + 2 ms (channel),
@@ -507,7 +507,8 @@ def test_unload_with_io_in_flight(ssdsim):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)    # --thread: one process to kill
     try:
-        for _ in range(300):            # fio takes seconds to start under TCG
+        # fio takes seconds to start under TCG; on the debug kernel, more than 30
+        for _ in range(1200 if DEBUG_KERNEL else 300):
             if su.stats(dev)["inflight"] > 0:
                 break
             time.sleep(0.1)
