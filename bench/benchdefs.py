@@ -873,6 +873,16 @@ MIXED_WORKLOADS = ["randrw50-direct", "randrw90-direct", "skewrw90-direct", "ran
 # latency max minus read_sync_expire or write_sync_expire, from
 # ac-tunables.h) is reported per workload, not a goal: the bound it is to
 # stay within is issue 42's point 6 to state.
+# issue 43, the reads users wait on (RUW: a few sync readers under a write
+# flood) on the ftl devices, filled and aged: AC's reader IOPS >=
+# RUW_READERS x bfq's (the best for readers before it) with its write
+# bandwidth at the device (dev_write_bw_mb) >= bfq's, its reader p99 <=
+# the best other's, and its write bandwidth at the device >=
+# RUW_WRITER x the median of RUW_PEERS' (no readers bought with a starved
+# writer).
+RUW_READERS = 1.1
+RUW_WRITER = 0.75
+RUW_PEERS = ["none", "mq-deadline", "kyber"]
 FTL_DEVICES = ["ssdsim-ftl-filled"]
 AGED_DEVICES = ["ssdsim-ftl-aged"]
 FTL_READ = 1.15

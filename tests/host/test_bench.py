@@ -1415,3 +1415,51 @@ def test_issue42_goals_not_met(tmp_path):
     assert g["measured"] == round((1200 + 1200 / 9) / (1300 + 1300 / 9), 4) and g["met"] is False
     g = goals[("geometry not told (ac:defaults): >= 0.97 x best other", f, "skewrw90-direct")]
     assert g["measured"] == round(1000 / 1100, 4) and g["met"] is False
+
+
+def test_reads_under_writes_goals_weigh_readers_against_the_writer(tmp_path):
+    """Issue 43's goals on the ftl device: readers' IOPS against bfq's, the
+    write bandwidth at the device (from the block layer's written sectors)
+    against bfq's and against the median of none, mq-deadline and kyber,
+    and the readers' p99 against the best other's; the trade's plot."""
+    root = str(tmp_path)
+    dev, wl = "ssdsim-ftl-filled", "readsunderwrites-direct"
+    # (reader IOPS, reader p99 ms, MB written at the device in a 4 s window)
+    runs = {"none": (100, 260, 20.0), "mq-deadline": (90, 280, 22.0), "kyber": (110, 240, 20.4),
+            "bfq": (270, 200, 12.0), "ac": (320, 150, 16.0)}
+    for s, (r, p99, mb) in runs.items():
+        window = {"seconds": 4.0, "busy_jiffies": 100, "total_jiffies": 800, "ios": 1000,
+                  "hz": 100, "cpus": 2, "samples": 20, "bytes": int((mb + 1.0) * 1e6),
+                  "write_bytes": int(mb * 1e6)}
+        write_run(root, dev, wl, s, 1, run_fio_json(r, p99, 0, 0), {"cpu_window": window})
+    summary, md = summarize(root, {"schedulers": list(runs), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick"})
+    goals = {g["name"]: g for g in summary["goals"] if g["issue"] == 43}
+    g = goals["reads under writes: AC reader IOPS >= 1.10 x bfq's"]
+    assert g["measured"] == round(320 / 270, 4) and g["met"] is True and g["against"] == "bfq"
+    g = goals["reads under writes: AC write bandwidth at the device >= 1.00 x bfq's"]
+    assert g["measured"] == round(16.0 / 12.0, 4) and g["met"] is True
+    g = goals["reads under writes: AC reader p99 <= best other"]
+    assert g["measured"] == 0.75 and g["against"] == "bfq" and g["met"] is True
+    g = goals["reads under writes: AC write bandwidth at the device >= 0.75 x the median of none, "
+              "mq-deadline, kyber"]
+    assert g["measured"] == round(16.0 / 20.4, 4) and g["met"] is True
+    ac = [r for r in summary["results"] if r["scheduler"] == "ac"][0]
+    assert ac["metrics"]["dev_write_bw_mb"]["median"] == 4.0
+    # a starved writer misses the last goal however well the readers do
+    write_run(root, dev, wl, "ac", 1, run_fio_json(400, 100, 0, 0),
+              {"cpu_window": {"seconds": 4.0, "ios": 1000, "bytes": int(13e6), "write_bytes": int(12e6)}})
+    summary, md = summarize(root, {"schedulers": list(runs), "reps": 1, "runtime": 4, "ramp": 1,
+                                   "nr_requests": 256, "mode": "quick"})
+    goals = {g["name"]: g for g in summary["goals"] if g["issue"] == 43}
+    assert goals["reads under writes: AC write bandwidth at the device >= 0.75 x the median of none, "
+                 "mq-deadline, kyber"]["met"] is False
+    assert goals["reads under writes: AC reader IOPS >= 1.10 x bfq's"]["met"] is True
+
+
+def test_the_device_write_bandwidth_is_sampled():
+    gb = load_script("guest-bench")
+    samples = [(0.0, 0, 0, 0, 0, 0), (1.0, 1, 2, 10, 100, 60), (2.0, 2, 4, 20, 300, 160),
+               (3.0, 3, 6, 30, 500, 260), (4.0, 4, 8, 40, 700, 360), (5.0, 5, 10, 40, 700, 360)]
+    w = gb.cpu_window(samples, 0)
+    assert w["bytes"] == (500 - 100) * 512 and w["write_bytes"] == (260 - 60) * 512
