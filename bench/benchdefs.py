@@ -210,7 +210,10 @@ BUFFERED = [p + "-buffered" for p in PATTERNS]
 RUW = ["readsunderwrites", "readsunderwrites-direct", "readsunderwrites-bufread"]
 # issue 42: the 90/10 mix with most requests on a few dies (see SKEW_*)
 SKEW = ["skewrw90-direct"]
-ALL_WORKLOADS = DIRECT + SKEW + BUFFERED + RUW
+# issue 43: four sequential streams at once, two readers and two writers
+# (see STREAMS_*)
+STREAMS = ["streams4-direct", "streams4-buffered"]
+ALL_WORKLOADS = DIRECT + SKEW + BUFFERED + RUW + STREAMS
 
 
 # issue 14: calibrated AC against hand-matched AC
@@ -333,7 +336,7 @@ DEVICES = {
         "calibrate": True,
         "matched": "calibrated",
         "variants": [AC_CHANNELS, AC_DEFAULTS],
-        "workloads": DIRECT + SKEW + ["readsunderwrites-direct"],
+        "workloads": DIRECT + SKEW + ["readsunderwrites-direct", "streams4-direct"],
         "not_run": "buffered workloads: a new ext4 starts with a discard of the whole device",
     },
     "ssdsim-ftl-aged": {
@@ -348,7 +351,7 @@ DEVICES = {
         "age": AGE_SHARE,
         "calibrate": True,
         "matched": "calibrated",
-        "workloads": DIRECT + SKEW + ["readsunderwrites-direct"],
+        "workloads": DIRECT + SKEW + ["readsunderwrites-direct", "streams4-direct"],
         "not_run": "buffered workloads: a new ext4 starts with a discard of the whole device, "
                    "which would undo the aging",
     },
@@ -536,6 +539,22 @@ WORKLOADS["readsunderwrites-bufread"] = {
     "figure": "read_p99",
     "ramp_extra": 1,
 }
+# issue 43: four sequential streams at once, each in a quarter of the
+# device (direct) or a file of its own (buffered), two read and two
+# written: streams interleaved at the device, as a copy beside a backup.
+STREAMS_IODEPTH = 16
+WORKLOADS["streams4-direct"] = {
+    "pattern": "streams4", "io": "direct", "bs": "128k", "fs": False,
+    "outstanding": 4 * STREAMS_IODEPTH, "env": {"IODEPTH": STREAMS_IODEPTH, "NUMJOBS": 4}, "figure": "bw",
+}
+WORKLOADS["streams4-buffered"] = {
+    "pattern": "streams4", "io": "buffered", "bs": "128k", "fs": True,
+    "outstanding": 4 * STREAMS_IODEPTH,
+    "env": {"IODEPTH": STREAMS_IODEPTH, "NUMJOBS": 4, "FILESIZE": "%dm" % FILE_MB},
+    "files": [("stream%d.dat" % i, FILE_MB) for i in range(4)],
+    "figure": "bw",
+    "ramp_extra": 1,
+}
 WORKLOADS["readsunderwrites-direct"] = {
     "pattern": "readsunderwrites", "io": "direct writer (libaio), direct sync readers",
     "bs": "4k/128k", "fs": False, "outstanding": IODEPTH + READERS,
@@ -696,7 +715,9 @@ FS_OVERHEAD_S = 11.0
 # draining 128 outstanding 128 KiB writes at the end of a run (ssdsim: ~4 MB/s)
 DRAIN_S = {("ssdsim", "seqwrite-direct"): 4.0, ("ssdsim", "readsunderwrites-direct"): 4.0,
            # the hot dies' queues (about 60 requests each) drain last
-           ("ssdsim", "skewrw90-direct"): 1.0}
+           ("ssdsim", "skewrw90-direct"): 1.0,
+           # 32 outstanding 128 KiB writes of the two writing streams
+           ("ssdsim", "streams4-direct"): 1.0}
 BOOT_S = 45.0   # build check, boot, module loads
 # ac-calibrate on a device before its runs (issue 14; measured under TCG:
 # 35 s on the filled ftl device, 72 s on the aged one, where it finds no
