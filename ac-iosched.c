@@ -58,6 +58,10 @@
  * Reads are "about" for write_inflight while one is queued or at the
  * device, or finished this recently: a sync reader leaves the device
  * without reads between its reads, and writes must not fill that gap.
+ * Not while AC holds more reads than the device has command slots: such
+ * readers fill the device themselves, the phases order their reads before
+ * writes, and a closed loop that also writes would only block on the
+ * writes held.
  */
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 
@@ -492,13 +496,21 @@ static void ac_unqueue(struct ac_data *ad, struct request *rq)
 	WRITE_ONCE(ad->nr_sorted, ad->nr_sorted - 1);
 }
 
+static u32 ac_dev_slots(struct ac_data *ad)
+{
+	return ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
+}
+
 /* Whether reads are about, for write_inflight. */
 static bool ac_reads_about(struct ac_data *ad)
 {
-	return ac_policy_dir_queued(&ad->policy, AC_DIR_READ) ||
-	       atomic_read(&ad->reads_out) ||
-	       time_before(jiffies, READ_ONCE(ad->last_read_done) +
-				    AC_READ_GONE_JIFFIES);
+	u32 reads = ac_policy_dir_queued(&ad->policy, AC_DIR_READ) +
+		    atomic_read(&ad->reads_out);
+
+	if (reads > ac_dev_slots(ad))
+		return false;
+	return reads || time_before(jiffies, READ_ONCE(ad->last_read_done) +
+					      AC_READ_GONE_JIFFIES);
 }
 
 static bool ac_writes_held(struct ac_data *ad)
@@ -646,7 +658,7 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	}
 	p->writes_held = ac_writes_held(ad);
 	if (ac_policy_dies(p))
-		p->dev_slots = ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
+		p->dev_slots = ac_dev_slots(ad);
 
 	pick = ac_policy_pick(p, h, get_jiffies_64());
 	if (pick.kind == AC_PICK_NONE && pick.capped) {

@@ -236,6 +236,38 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     record_counts("latency_write_inflight", limit2=lim, control=ctl)
 
 
+def test_write_inflight_leaves_readers_that_fill_the_device(lat_dev):
+    """Write admission guards a few sync readers, not readers that fill the
+    device: with 32 reads outstanding against the device's 4 command slots
+    (a closed loop of reads), write_inflight=1 holds no write back, and
+    more than one write is at the device beside reads; the writer's
+    progress shows it is not blocked."""
+    dev = lat_dev
+    assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
+    assert ac_util.set_tunable(dev, "write_inflight", 1) == 0
+    half = CAPACITY_MB // 2
+    readers = job(None, dev, "--direct=1 --rw=randread --iodepth=16 --numjobs=2"
+                  " --offset=0 --size=%dm --runtime=3" % half)
+    writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=8 --offset=%dm"
+                 " --size=%dm --runtime=3" % (half, half))
+    held0 = ac_util.stats(dev)["writes_held"]
+    with BlockTrace(dev, completions=True) as tr:
+        data = fio(readers + " " + writer, name="fill")
+    tr.dump("latency-write-inflight-fill")
+    assert tr.dropped == 0
+    with_reads = [w for r, w in device_occupancy(tr.events) if r > 0]
+    writes = by_name(data)["writer"]["write"]["total_ios"]
+    held = ac_util.stats(dev)["writes_held"] - held0
+    print("readers filling the device: %d writes, %d issued beside reads, %d beside"
+          " another write, writes_held %d" % (writes, len(with_reads),
+                                              sum(1 for w in with_reads if w > 1), held))
+    assert writes >= 20 and len(with_reads) >= 20, (writes, len(with_reads))
+    # the run's first and last reads leave the device below its slots: a few holds
+    assert held <= 0.1 * writes, (held, writes)
+    assert sum(1 for w in with_reads if w > 1) >= 0.1 * len(with_reads), with_reads[:40]
+    ac_util.assert_idle_and_balanced(dev)
+
+
 def first_write_issues(events):
     """For each write issued for the first time (not a requeued write issued
     again): (reads, writes) at the device just before it.  A requeue event
