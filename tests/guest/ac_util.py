@@ -125,12 +125,11 @@ def assert_idle_and_balanced(dev):
         assert st["queued_" + t] == 0, st
     s = stats(dev)
     assert s["inserted"] == s["completed"], s
-    for u, q in channels(dev).items():
-        assert [q[t] for t in TYPES] == [0, 0, 0, 0], (u, q)
-        assert q["rflag"] == "ZERO" and q["wflag"] == "ZERO", (u, q)
     assert st["at_device"] == 0, st
-    for unit, n in occupancy(dev).values():
-        assert n == 0, "unit %s still counts %d reads" % (unit, n)
+    for u, d in enumerate(units(dev)):
+        assert [d[t] for t in TYPES] == [0, 0, 0, 0], (u, d)
+        assert d["rflag"] == "ZERO" and d["wflag"] == "ZERO", (u, d)
+        assert d["at_device"] == 0, "unit %d still counts %d reads" % (u, d["at_device"])
 
 
 def units(dev):
@@ -149,15 +148,18 @@ def units(dev):
     return out
 
 
-def channels(dev):
-    """What is queued per unit: {unit: {type: queued, "rflag": f, "wflag": f}}."""
+def channels(dev, us=None):
+    """What is queued per unit: {unit: {type: queued, "rflag": f, "wflag": f}},
+    from @us (a units() reading) or a new reading."""
     keep = list(TYPES) + ["rflag", "wflag"]
-    return {u: {k: d[k] for k in keep} for u, d in enumerate(units(dev))}
+    return {u: {k: d[k] for k in keep} for u, d in enumerate(units(dev) if us is None else us)}
 
 
-def occupancy(dev):
-    """Our reads at the device per unit: {unit: ((channel, die), reads)}."""
-    return {u: ((d["channel"], d["die"]), d["at_device"]) for u, d in enumerate(units(dev))}
+def occupancy(dev, us=None):
+    """Our reads at the device per unit: {unit: ((channel, die), reads)},
+    from @us (a units() reading) or a new reading."""
+    return {u: ((d["channel"], d["die"]), d["at_device"])
+            for u, d in enumerate(units(dev) if us is None else us)}
 
 
 def ac_device(make_null_blk, **params):

@@ -280,8 +280,9 @@ def parse_debugfs(dev):
     assert [ln.split()[0] for ln in lines] == ac_util.STATS_COUNTERS, lines
     s = ac_util.stats(dev)
     assert all(isinstance(v, int) and v >= 0 for v in s.values()), s
-    ch = ac_util.channels(dev)
-    occ = ac_util.occupancy(dev)
+    us = ac_util.units(dev)     # one reading: the two views agree
+    ch = ac_util.channels(dev, us)
+    occ = ac_util.occupancy(dev, us)
     nr = int(tunable(dev, "nr_channels"))
     assert sorted(ch) == sorted(occ) == list(range(st["units"])), (ch, occ)
     for u, ((c, d), _) in occ.items():
