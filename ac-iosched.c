@@ -23,6 +23,8 @@
 #include <linux/blkdev.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/rbtree.h>
@@ -42,7 +44,8 @@
 /*
  * What AC keeps in a request: rq->elv.priv[0] holds these flags and the unit
  * counted at the device, rq->elv.priv[1] the unit and type chosen at insert,
- * so that removal and dispatch never recompute them.
+ * so that removal and dispatch never recompute them, and for a timed write
+ * at the device when it was sent (ac_clock()).
  */
 #define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted */
 #define AC_RQ_SORTED	BIT(1)	/* queued: on a FIFO and a sub-queue */
@@ -50,12 +53,13 @@
 #define AC_RQ_WRITE_OUT	BIT(3)	/* counted in writes_out */
 #define AC_RQ_OCC	BIT(4)	/* counted in occ.total */
 #define AC_RQ_OCC_READ	BIT(5)	/* ... and as a read at its unit */
+#define AC_RQ_TIMED	BIT(6)	/* a write timed for write admission */
 #define AC_RQ_UNIT_SHIFT	8
 #define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 #define AC_RQ_TYPE_BITS	2
 
 /*
- * Reads are "about" for write_inflight while one is queued or at the
+ * Reads are "about" for write admission while one is queued or at the
  * device, or finished this recently: a sync reader leaves the device
  * without reads between its reads, and writes must not fill that gap.
  * Not while AC holds more reads than the device has command slots: such
@@ -65,8 +69,17 @@
  */
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 
+/* admit_done: a count of timed writes above the sum of their latencies. */
+#define AC_ADMIT_COUNT_SHIFT	44
+
 /* Contiguous queued requests an insert merge may chain through. */
 #define AC_MERGE_CHAIN	8
+
+/* Write admission's clock, in units of 1024 ns; wraps, as time does. */
+static unsigned long ac_clock(void)
+{
+	return ktime_get_ns() >> 10;
+}
 
 static unsigned long ac_rq_flags(struct request *rq)
 {
@@ -501,7 +514,7 @@ static u32 ac_dev_slots(struct ac_data *ad)
 	return ad->q->tag_set->queue_depth * ad->q->nr_hw_queues;
 }
 
-/* Whether reads are about, for write_inflight. */
+/* Whether reads are about, for write admission. */
 static bool ac_reads_about(struct ac_data *ad)
 {
 	u32 reads = ac_policy_dir_queued(&ad->policy, AC_DIR_READ) +
@@ -513,12 +526,37 @@ static bool ac_reads_about(struct ac_data *ad)
 					      AC_READ_GONE_JIFFIES);
 }
 
+/*
+ * The bound of write admission.  When a window of timed writes has
+ * finished, their mean latency and the writes at the device when they
+ * were sent move it (ac_admit_update()).
+ */
+static u32 ac_write_limit(struct ac_data *ad)
+{
+	struct ac_admit *a = &ad->admit;
+	u64 done = atomic64_read(&ad->admit_done);
+	u32 n = done >> AC_ADMIT_COUNT_SHIFT, lat_us, held16;
+
+	if (n < ac_admit_window(a) || !ad->admit_sent)
+		return a->limit;
+	done = atomic64_xchg(&ad->admit_done, 0);
+	n = done >> AC_ADMIT_COUNT_SHIFT;
+	done &= BIT_ULL(AC_ADMIT_COUNT_SHIFT) - 1;
+	lat_us = div64_u64(done * 1024, n * 1000ULL);
+	held16 = div64_u64(ad->admit_held * 16, ad->admit_sent);
+	ac_admit_update(a, lat_us, held16, ad->admit_blocked,
+			ac_dev_slots(ad));
+	ad->admit_sent = 0;
+	ad->admit_held = 0;
+	ad->admit_blocked = false;
+	return a->limit;
+}
+
 static bool ac_writes_held(struct ac_data *ad)
 {
-	u32 limit = ad->write_inflight;
+	u32 limit = ad->write_inflight ?: ac_write_limit(ad);
 
-	return limit && atomic_read(&ad->writes_out) >= limit &&
-	       ac_reads_about(ad);
+	return atomic_read(&ad->writes_out) >= limit && ac_reads_about(ad);
 }
 
 /*
@@ -530,12 +568,20 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 {
 	unsigned long flags = ac_rq_flags(rq);
 
-	if (ad->write_inflight && req_op(rq) == REQ_OP_READ) {
+	if (req_op(rq) == REQ_OP_READ) {
 		atomic_inc(&ad->reads_out);
 		flags |= AC_RQ_READ_OUT;
-	} else if (ad->write_inflight && req_op(rq) == REQ_OP_WRITE) {
-		atomic_inc(&ad->writes_out);
+	} else if (req_op(rq) == REQ_OP_WRITE) {
+		u32 held = atomic_inc_return(&ad->writes_out);
+
 		flags |= AC_RQ_WRITE_OUT;
+		if (!ad->write_inflight && ac_reads_about(ad)) {
+			/* not queued now: priv[1] holds when it was sent */
+			rq->elv.priv[1] = (void *)ac_clock();
+			ad->admit_sent++;
+			ad->admit_held += held;
+			flags |= AC_RQ_TIMED;
+		}
 	}
 	if (!(flags & AC_RQ_OCC)) {
 		atomic_inc(&ad->occ.total);
@@ -549,16 +595,22 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 }
 
 /*
- * @rq is no longer at the device: uncount it.  At completion, maybe in
+ * @rq is no longer at the device (@done: it finished, not requeued):
+ * uncount it, and add a timed write's latency to admit_done.  Maybe in
  * interrupt context, without the lock.  A pick that held everything back
  * set cap_waiting or writes_waiting: this may free what it waits for.  The
  * barriers order each count before its flag, as dispatch orders the flag
  * before its second look at the counts.
  */
-static void ac_count_back(struct ac_data *ad, struct request *rq)
+static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 {
 	unsigned long flags = ac_rq_flags(rq);
 	u32 unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
+
+	if ((flags & AC_RQ_TIMED) && done)
+		atomic64_add(BIT_ULL(AC_ADMIT_COUNT_SHIFT) +
+			     (ac_clock() - (unsigned long)rq->elv.priv[1]),
+			     &ad->admit_done);
 
 	if (flags & AC_RQ_READ_OUT) {
 		atomic_dec(&ad->reads_out);
@@ -582,8 +634,8 @@ static void ac_count_back(struct ac_data *ad, struct request *rq)
 		ac_wake_capped(ad);
 	}
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_READ_OUT | AC_RQ_WRITE_OUT |
-				      AC_RQ_OCC | AC_RQ_OCC_READ |
-				      AC_RQ_UNIT_MASK));
+				      AC_RQ_TIMED | AC_RQ_OCC |
+				      AC_RQ_OCC_READ | AC_RQ_UNIT_MASK));
 }
 
 /*
@@ -657,6 +709,8 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		h = &heads;
 	}
 	p->writes_held = ac_writes_held(ad);
+	if (p->writes_held && ac_policy_dir_queued(p, AC_DIR_WRITE))
+		ad->admit_blocked = true;
 	if (ac_policy_dies(p))
 		p->dev_slots = ac_dev_slots(ad);
 
@@ -925,7 +979,7 @@ static void ac_finish_request(struct request *rq)
 {
 	struct ac_data *ad = ac_queue_data(rq->q);
 
-	ac_count_back(ad, rq);
+	ac_count_back(ad, rq, true);
 	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
 		this_cpu_inc(*ad->completed);
 		ac_rq_set_flags(rq, 0);
@@ -939,7 +993,7 @@ static void ac_requeue_request(struct request *rq)
 
 	WARN_ON_ONCE(ac_rq_flags(rq) & AC_RQ_SORTED);
 	atomic64_inc(&ad->requeued);
-	ac_count_back(ad, rq);
+	ac_count_back(ad, rq, false);
 }
 
 static void ac_limit_depth(blk_opf_t opf, struct blk_mq_alloc_data *data)
@@ -997,6 +1051,7 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 
 	ac_policy_init(&ad->policy, 1);
 	ad->policy.occ = &ad->occ;
+	ac_admit_init(&ad->admit);
 	ac_tunables_init(ad);
 	ac_expire_update(ad);
 	spin_lock(&ad->lock);

@@ -79,8 +79,17 @@ struct ac_data {
 
 	u32 expire_ms[AC_NR_TYPES];
 	unsigned long expire_jiffies[AC_NR_TYPES];
-	/* Writes the device may hold while reads are about; 0: no limit. */
+	/*
+	 * Writes the device may hold while reads are about: write_inflight
+	 * if set, else the bound write admission finds.  Timed writes sent
+	 * since the last window: their count, the writes at the device
+	 * when each was sent, and whether the bound held writes back.
+	 */
 	u32 write_inflight;
+	struct ac_admit admit;
+	u32 admit_sent;
+	u64 admit_held;
+	bool admit_blocked;
 
 	/* Runs the queue when the earliest deadline passes (caps held all). */
 	struct delayed_work deadline_work;
@@ -92,10 +101,12 @@ struct ac_data {
 	/*
 	 * Written on completion without the lock, on cache lines of their
 	 * own.  reads_out and writes_out count what we dispatched that has
-	 * not finished, only while write_inflight is set.
+	 * not finished; admit_done sums the timed writes that finished:
+	 * count << AC_ADMIT_COUNT_SHIFT | latency in units of 1024 ns.
 	 */
 	atomic_t reads_out ____cacheline_aligned_in_smp;
 	atomic_t writes_out;
+	atomic64_t admit_done;
 	unsigned long last_read_done;	/* jiffies */
 	/* A pick found only held writes: the next write's end runs the queue. */
 	bool writes_waiting;

@@ -643,6 +643,51 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	return pick;
 }
 
+void ac_admit_init(struct ac_admit *a)
+{
+	*a = (struct ac_admit){ .limit = 1 };
+}
+
+void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
+		     u32 max)
+{
+	u32 busy16, queued16, ratio16;
+
+	if (!lat_us)
+		lat_us = 1;
+	if (a->probe) {
+		if (!a->probe_us || lat_us < a->probe_us)
+			a->probe_us = lat_us;
+		if (--a->probe)
+			return;
+		a->base_us = a->probe_us;
+		a->limit = a->saved;
+		return;
+	}
+	if (!a->base_us || lat_us < a->base_us)
+		a->base_us = lat_us;
+
+	busy16 = (u64)held16 * a->base_us / lat_us;
+	queued16 = held16 - busy16;
+	ratio16 = (u64)lat_us * 16 / a->base_us;
+	if ((queued16 < 4 || ratio16 < 18) && blocked)
+		a->limit++;
+	else if (queued16 > 16 && ratio16 > 20)
+		a->limit = (busy16 + 8) / 16;
+	if (a->limit > max)
+		a->limit = max;
+	if (!a->limit)
+		a->limit = 1;
+
+	if (++a->windows >= AC_ADMIT_PROBE_EVERY) {
+		a->windows = 0;
+		a->saved = a->limit;
+		a->limit = a->limit / 2 ? a->limit / 2 : 1;
+		a->probe = 2;
+		a->probe_us = 0;
+	}
+}
+
 void ac_map_prepare(struct ac_map *m)
 {
 	m->nr = ac_at_least_one(m->nr_channels);

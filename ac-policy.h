@@ -225,6 +225,45 @@ static inline u32 ac_occ_reads(const struct ac_occupancy *occ, u32 unit)
 }
 
 /*
+ * Write admission: how many writes the device may hold while sync reads
+ * are about, found as TCP Vegas finds a path's capacity.  The glue times
+ * the writes it sends while reads are about; after each window of
+ * ac_admit_window() of them it reports their mean latency and the mean
+ * number of its writes the device held when each was sent.  Against base,
+ * the latency of a write that waits for none, the device worked on
+ * held * base / latency writes at once and queued the rest.  Little
+ * queued: one more, if the bound held writes back.  More than one queued:
+ * down to what it worked on.  Every AC_ADMIT_PROBE_EVERY windows the bound
+ * is halved for two windows to take base afresh (the device may have
+ * slowed down).  No geometry is used.
+ */
+#define AC_ADMIT_PROBE_EVERY	16
+
+struct ac_admit {
+	u32 limit;		/* writes the device may hold, >= 1 */
+	u32 base_us;		/* 0: not known yet */
+	u32 windows;		/* since the last probe */
+	u32 probe;		/* windows left at half the bound */
+	u32 saved;		/* the bound before the probe */
+	u32 probe_us;		/* least latency seen in the probe */
+};
+
+void ac_admit_init(struct ac_admit *a);
+
+static inline u32 ac_admit_window(const struct ac_admit *a)
+{
+	return a->limit > 4 ? a->limit : 4;
+}
+
+/*
+ * One window: mean latency @lat_us, mean writes at the device @held16 in
+ * sixteenths, whether the bound held writes back (@blocked), and the
+ * ceiling @max (the device's command slots).
+ */
+void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
+		     u32 max);
+
+/*
  * Where sectors live.  Stripe: chunk k = sector / stripe is on channel
  * k mod nr_channels, die (k / nr_channels) mod dies.  Range: the device is
  * cut into nr_channels equal ranges, each into dies equal parts.  Set the

@@ -89,6 +89,8 @@ static int ac_state_show(void *data, struct seq_file *m)
 		   READ_ONCE(ad->cap_waiting), READ_ONCE(ad->writes_waiting));
 	seq_printf(m, "reads_out %d\nwrites_out %d\n",
 		   atomic_read(&ad->reads_out), atomic_read(&ad->writes_out));
+	seq_printf(m, "write_limit %u\nwrite_base_us %u\n", ad->admit.limit,
+		   ad->admit.base_us);
 	spin_unlock(&ad->lock);
 	return 0;
 }

@@ -29,6 +29,7 @@ QUEUE_DEPTH = 4
 READ_SYNC_EXPIRE = 200      # ms
 WRITE_SYNC_EXPIRE = 500     # ms
 TCG_SLACK_MS = 300          # timer and wake-up noise under TCG
+NO_LIMIT = 4096             # write_inflight: more writes than any device holds
 
 
 @pytest.fixture
@@ -194,7 +195,7 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     its writes at the device, so that reads do not queue behind the
     programs of a device full of writes; without reads the writes are not
     held.  Seen from the trace (issue and complete events).  The device
-    here holds 4 commands, so the limit is 2; the control (0, no limit)
+    here holds 4 commands, so the limit is 2; the control (NO_LIMIT)
     shows that the same load fills the device with writes."""
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
@@ -204,7 +205,7 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=16 --offset=%dm"
                  " --size=%dm --runtime=4" % (half, half))
     seen = {}
-    for limit in (2, 0):
+    for limit in (2, NO_LIMIT):
         assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
         held0 = ac_util.stats(dev)["writes_held"]
         with BlockTrace(dev, completions=True) as tr:
@@ -224,7 +225,7 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
         assert reads >= 50 and writes >= 20, "no progress: %s" % seen[limit]
         assert len(with_reads) >= 20, "too few writes issued beside reads: %s" % seen[limit]
         ac_util.assert_idle_and_balanced(dev)
-    lim, ctl = seen[2], seen[0]
+    lim, ctl = seen[2], seen[NO_LIMIT]
     # blk-mq may issue a write AC handed out just before a read came, and the
     # two CPUs' events interleave: a few percent of exceptions
     assert lim["over"] <= 0.05 * lim["with_reads"], \
@@ -234,6 +235,55 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
         "the control did not fill the device with writes: %s" % ctl
     assert ctl["held"] == 0
     record_counts("latency_write_inflight", limit2=lim, control=ctl)
+
+
+@pytest.mark.parametrize("channels,dies", [(1, 2), (8, 2)])
+def test_write_admission_finds_the_device(channels, dies):
+    """Write admission with AC's defaults (write_inflight 0, no geometry
+    told): two sync readers, one read each outstanding, beside a writer
+    with 32 writes outstanding, on an ftl device of 2 or 16 dies that
+    holds 32 commands.  The bound AC finds (debugfs state write_limit)
+    lies near the dies, within [dies / 2, 1.5 dies + 2] (the unit tests
+    check the rule's precision); base is a program's time or more; on the
+    small device the bound held writes back.  The writer keeps at least
+    half the writes it does with no bound (NO_LIMIT, run first)."""
+    nr = channels * dies
+    ac_util.load()
+    dev = su.load(capacity_mb=CAPACITY_MB, channels=channels, dies=dies, page_kb=4,
+                  mapping="ftl", queue_depth=32, time_scale=20, read_us=50,
+                  program_us=500, xfer_us=10)
+    try:
+        set_scheduler(dev, "ac")
+        assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
+        half = CAPACITY_MB // 2
+        readers = job(None, dev, "--direct=1 --rw=randread --iodepth=1 --numjobs=2"
+                      " --offset=0 --size=%dm --runtime=5" % half)
+        writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=32"
+                     " --offset=%dm --size=%dm --runtime=5" % (half, half))
+        writes = {}
+        for limit in (NO_LIMIT, 0):
+            assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
+            held0 = ac_util.stats(dev)["writes_held"]
+            data = fio(readers + " " + writer, name="admit%d" % limit)
+            writes[limit] = by_name(data)["writer"]["write"]["total_ios"]
+            held = ac_util.stats(dev)["writes_held"] - held0
+            st = ac_util.state(dev)
+            ac_util.assert_idle_and_balanced(dev)
+        print("%d dies: write_limit %d, write_base_us %d, writes %s, writes_held %d" % (
+            nr, st["write_limit"], st["write_base_us"], writes, held))
+        assert nr // 2 <= st["write_limit"] <= nr * 3 // 2 + 2, st
+        # a page's program at time_scale 20 is 10 ms
+        assert st["write_base_us"] >= 10000, st
+        if nr == 2:
+            assert held > 0, "the bound held no write back on 2 dies"
+        assert writes[0] >= 0.5 * writes[NO_LIMIT], writes
+        record_counts("latency_write_admission_%d" % nr, limit=st["write_limit"],
+                      base_us=st["write_base_us"], writes=writes[0],
+                      writes_no_limit=writes[NO_LIMIT], held=held)
+    finally:
+        write("/sys/block/%s/queue/scheduler" % su.disk(dev), "none")
+        assert su.unload(), "ssdsim could not be unloaded"
+        ac_util.unload(check=False)
 
 
 def test_write_inflight_leaves_readers_that_fill_the_device(lat_dev):

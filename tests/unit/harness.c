@@ -82,7 +82,7 @@ static int t_run_forked(const struct t_case *t)
 int main(int argc, char **argv)
 {
 	static const struct t_case *const tables[] = {
-		t_examples, t_map, t_model, t_occupancy,
+		t_examples, t_map, t_model, t_occupancy, t_admit,
 	};
 	int nofork = !!getenv("AC_TEST_NOFORK");
 	unsigned int passed = 0, failed = 0;

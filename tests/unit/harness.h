@@ -68,5 +68,6 @@ extern const struct t_case t_examples[];
 extern const struct t_case t_map[];
 extern const struct t_case t_model[];
 extern const struct t_case t_occupancy[];
+extern const struct t_case t_admit[];
 
 #endif /* AC_TEST_HARNESS_H */

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write admission (ac_admit_update()) against an emulated device that works
+ * on k writes at once, each taking s us: with h writes at the device a
+ * write takes s * max(1, h / k), times some noise.  A writer keeps w writes
+ * outstanding; the bound lets min(w, limit) reach the device and holds the
+ * rest back.  Checked:
+ *
+ * - the steps: a bound of 1 grows one a window while the device keeps up,
+ *   stops one past k, and drops to what the device worked on when it is far
+ *   above k;
+ * - it never grows past what the writer asks (plus the one that tells);
+ * - over random devices (k 1..128, s 50 us..20 ms, each write's latency
+ *   off by up to 20 % either way) the bound stays within [1, max];
+ *   outside its probes it settles: within [0.5 k, 1.5 k + 2] in every
+ *   window, and within [0.8 k, 1.25 k + 2] on average;
+ * - when the device slows down (s doubles) the bound finds k again: the
+ *   probe takes base afresh.  Without the probe it would not.
+ */
+#include <stdlib.h>
+
+#include "harness.h"
+#include "ac-policy.h"
+
+struct dev {
+	u32 k;		/* writes at once */
+	u32 s;		/* us each */
+	u32 w;		/* writes the writer keeps outstanding */
+	u32 noise;	/* percent, either way */
+	u32 max;	/* command slots */
+};
+
+/* The mean of @n latencies @v, each off by up to @pct percent either way. */
+static u32 noisy(u32 v, u32 pct, u32 n)
+{
+	u64 sum = 0;
+	u32 i;
+
+	if (!pct)
+		return v;
+	for (i = 0; i < n; i++)
+		sum += (u64)v * (100 - pct + (u32)(rand() % (2 * pct + 1)));
+	return sum / n / 100;
+}
+
+/* One window at the bound: what the glue would report. */
+static void window(struct ac_admit *a, const struct dev *d)
+{
+	u32 held = a->limit < d->w ? a->limit : d->w;
+	u64 lat = d->s;
+
+	if (held > d->k)
+		lat = lat * held / d->k;
+	ac_admit_update(a, noisy(lat, d->noise, ac_admit_window(a)), held * 16,
+			d->w > a->limit, d->max);
+}
+
+static void run(struct ac_admit *a, const struct dev *d, int windows)
+{
+	while (windows--)
+		window(a, d);
+}
+
+/* Outside a probe, the bound is within [0.5 k, 1.5 k + 2]. */
+static bool near(const struct ac_admit *a, u32 k)
+{
+	return a->probe || (a->limit * 2 >= k && a->limit * 2 <= k * 3 + 4);
+}
+
+/*
+ * @windows more windows, each near k; on average, outside the probes,
+ * within [0.8 k, 1.25 k + 2].
+ */
+static void check_settled(struct ac_admit *a, const struct dev *d, int n,
+			  int windows)
+{
+	u64 sum = 0, cnt = 0;
+
+	while (windows--) {
+		window(a, d);
+		CHECK_MSG(a->limit >= 1 && a->limit <= d->max,
+			  "limit %u out of [1, %u]", a->limit, d->max);
+		CHECK_MSG(near(a, d->k), "device %d: k %u s %u: limit %u",
+			  n, d->k, d->s, a->limit);
+		if (!a->probe) {
+			sum += a->limit;
+			cnt++;
+		}
+	}
+	CHECK_MSG(cnt && sum * 10 >= d->k * 8 * cnt &&
+		  sum * 4 <= (d->k * 5 + 8) * cnt,
+		  "device %d: k %u s %u: mean limit %llu/%llu", n, d->k, d->s,
+		  (unsigned long long)sum, (unsigned long long)cnt);
+}
+
+static void test_admit_steps(void)
+{
+	struct dev d = { .k = 4, .s = 1000, .w = 1000, .max = 64 };
+	struct ac_admit a;
+	u32 i;
+
+	ac_admit_init(&a);
+	CHECK_EQ(a.limit, 1);
+	CHECK_EQ(ac_admit_window(&a), 4);
+	for (i = 1; i <= 4; i++) {
+		window(&a, &d);
+		CHECK_EQ(a.limit, i + 1);
+		CHECK_EQ(a.base_us, 1000);
+	}
+	/* 5 at once: latency 1.25 base, one queued: held */
+	window(&a, &d);
+	CHECK_EQ(a.limit, 5);
+	run(&a, &d, 5);
+	CHECK_EQ(a.limit, 5);
+
+	/* far above: down to what it worked on */
+	a.limit = 32;
+	window(&a, &d);
+	CHECK_EQ(a.limit, 4);
+	CHECK_EQ(ac_admit_window(&a), 4);
+	a.limit = 40;
+	CHECK_EQ(ac_admit_window(&a), 40);
+
+	/* the ceiling */
+	d.k = 100;
+	d.max = 8;
+	a.limit = 8;
+	window(&a, &d);
+	CHECK_EQ(a.limit, 8);
+}
+
+static void test_admit_probe_steps(void)
+{
+	struct dev d = { .k = 8, .s = 1000, .w = 1000, .max = 64 };
+	struct ac_admit a;
+	u32 i;
+
+	ac_admit_init(&a);
+	for (i = 0; i < AC_ADMIT_PROBE_EVERY - 1; i++)
+		window(&a, &d);
+	CHECK_EQ(a.probe, 0);
+	CHECK_EQ(a.limit, 9);
+	window(&a, &d);
+	/* the probe: half the bound for two windows, then back */
+	CHECK_EQ(a.probe, 2);
+	CHECK_EQ(a.limit, 4);
+	window(&a, &d);
+	CHECK_EQ(a.limit, 4);
+	window(&a, &d);
+	CHECK_EQ(a.probe, 0);
+	CHECK_EQ(a.limit, 9);
+	CHECK_EQ(a.base_us, 1000);
+}
+
+static void test_admit_writer_asks_less(void)
+{
+	struct dev d = { .k = 32, .s = 1000, .w = 3, .max = 64 };
+	struct ac_admit a;
+	int i;
+
+	ac_admit_init(&a);
+	for (i = 0; i < 200; i++) {
+		window(&a, &d);
+		CHECK_MSG(a.limit <= d.w + 1, "limit %u, writer asks %u",
+			  a.limit, d.w);
+	}
+	/* then it asks more: the bound follows */
+	d.w = 1000;
+	run(&a, &d, 200);
+	check_settled(&a, &d, 0, 100);
+}
+
+static void test_admit_random_devices(void)
+{
+	int n, i;
+
+	srand(4242);
+	for (n = 0; n < 300; n++) {
+		struct dev d = {
+			.k = 1 + rand() % 128,
+			.s = 50 + rand() % 20000,
+			.w = 100000,
+			.noise = 20,
+			.max = 256,
+		};
+		struct ac_admit a;
+
+		ac_admit_init(&a);
+		for (i = 0; i < 400; i++) {
+			window(&a, &d);
+			CHECK_MSG(a.limit >= 1 && a.limit <= d.max,
+				  "limit %u out of [1, %u]", a.limit, d.max);
+		}
+		check_settled(&a, &d, n, 200);
+	}
+}
+
+static void test_admit_device_slows_down(void)
+{
+	int n;
+
+	srand(77);
+	for (n = 0; n < 100; n++) {
+		struct dev d = {
+			.k = 2 + rand() % 64,
+			.s = 100 + rand() % 5000,
+			.w = 100000,
+			.noise = 20,
+			.max = 256,
+		};
+		struct ac_admit a;
+
+		ac_admit_init(&a);
+		run(&a, &d, 300);
+		d.s *= 2;
+		run(&a, &d, 300);
+		check_settled(&a, &d, n, 100);
+	}
+}
+
+const struct t_case t_admit[] = {
+	{ "admit_steps", test_admit_steps },
+	{ "admit_probe_steps", test_admit_probe_steps },
+	{ "admit_writer_asks_less", test_admit_writer_asks_less },
+	{ "admit_random_devices", test_admit_random_devices },
+	{ "admit_device_slows_down", test_admit_device_slows_down },
+	{ NULL, NULL }
+};
