@@ -660,12 +660,14 @@ def job_shape(workload, nr_requests, queue_depth, numjobs=None, queues=1, params
 MODES = {
     # issue 42: the key workloads, direct, on the device that places data
     # as a real SSD does, filled (with AC as calibrated there, AC's
-    # defaults and AC told only channels) and aged; null_blk; 3 repetitions
+    # defaults and AC told only channels) and aged; null_blk; 3 repetitions.
+    # Issue 43: a few sync readers under a direct writer, on both.
     "quick": {
         "devices": {
             "ssdsim-ftl-filled": ["randread-direct", "randrw90-direct", "randrw50-direct",
-                                  "skewrw90-direct"],
-            "ssdsim-ftl-aged": ["randread-direct", "randrw90-direct"],
+                                  "skewrw90-direct", "readsunderwrites-direct"],
+            "ssdsim-ftl-aged": ["randread-direct", "randrw90-direct",
+                                "readsunderwrites-direct"],
             "nullb": ["randread-direct", "randrw90-direct"],
         },
         "reps": 3, "runtime": 4, "ramp": 1, "one_boot": True,
