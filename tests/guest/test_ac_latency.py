@@ -61,6 +61,18 @@ def job(name, dev, opts):
         "--name=%s " % name if name else "", dev, opts)
 
 
+def readers_beside_writer(dev, reader_depth, writer_depth, runtime, writer_opts=""):
+    """Two direct random readers on the first half of @dev beside a direct
+    random writer (job "writer", with @writer_opts) on the second."""
+    half = CAPACITY_MB // 2
+    return "%s %s" % (
+        job(None, dev, "--direct=1 --rw=randread --iodepth=%d --numjobs=2 --offset=0"
+            " --size=%dm --runtime=%d" % (reader_depth, half, runtime)),
+        job("writer", dev, "--direct=1 --rw=randwrite --iodepth=%d --offset=%dm"
+            " --size=%dm --runtime=%d %s" % (writer_depth, half, half, runtime,
+                                             writer_opts)))
+
+
 def by_name(data):
     return {j["jobname"]: j for j in data["jobs"]}
 
@@ -199,24 +211,19 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     shows that the same load fills the device with writes."""
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
-    half = CAPACITY_MB // 2
-    readers = job(None, dev, "--direct=1 --rw=randread --iodepth=1 --numjobs=2"
-                  " --offset=0 --size=%dm --runtime=4" % half)
-    writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=16 --offset=%dm"
-                 " --size=%dm --runtime=4" % (half, half))
+    jobs = readers_beside_writer(dev, 1, 16, 4)
     seen = {}
     for limit in (2, NO_LIMIT):
         assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
         held0 = ac_util.stats(dev)["writes_held"]
         with BlockTrace(dev, completions=True) as tr:
-            data = fio(readers + " " + writer, name="inflight%d" % limit)
+            data = fio(jobs, name="inflight%d" % limit)
         tr.dump("latency-write-inflight-%d" % limit)
         assert tr.dropped == 0
         occ = device_occupancy(tr.events)
         with_reads = [w for r, w in occ if r > 0]
-        jobs = by_name(data)
         reads = sum(j["read"]["total_ios"] for j in data["jobs"])
-        writes = jobs["writer"]["write"]["total_ios"]
+        writes = by_name(data)["writer"]["write"]["total_ios"]
         over = sum(1 for w in with_reads if w > 2)
         seen[limit] = dict(reads=reads, writes=writes, issued=len(occ),
                            with_reads=len(with_reads), peak=max(with_reads or [0]),
@@ -255,16 +262,12 @@ def test_write_admission_finds_the_device(channels, dies):
     try:
         set_scheduler(dev, "ac")
         assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
-        half = CAPACITY_MB // 2
-        readers = job(None, dev, "--direct=1 --rw=randread --iodepth=1 --numjobs=2"
-                      " --offset=0 --size=%dm --runtime=5" % half)
-        writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=32"
-                     " --offset=%dm --size=%dm --runtime=5" % (half, half))
+        jobs = readers_beside_writer(dev, 1, 32, 5)
         writes = {}
         for limit in (NO_LIMIT, 0):
             assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
             held0 = ac_util.stats(dev)["writes_held"]
-            data = fio(readers + " " + writer, name="admit%d" % limit)
+            data = fio(jobs, name="admit%d" % limit)
             writes[limit] = by_name(data)["writer"]["write"]["total_ios"]
             held = ac_util.stats(dev)["writes_held"] - held0
             st = ac_util.state(dev)
@@ -295,14 +298,10 @@ def test_write_inflight_leaves_readers_that_fill_the_device(lat_dev):
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
     assert ac_util.set_tunable(dev, "write_inflight", 1) == 0
-    half = CAPACITY_MB // 2
-    readers = job(None, dev, "--direct=1 --rw=randread --iodepth=16 --numjobs=2"
-                  " --offset=0 --size=%dm --runtime=3" % half)
-    writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=8 --offset=%dm"
-                 " --size=%dm --runtime=3" % (half, half))
+    jobs = readers_beside_writer(dev, 16, 8, 3)
     held0 = ac_util.stats(dev)["writes_held"]
     with BlockTrace(dev, completions=True) as tr:
-        data = fio(readers + " " + writer, name="fill")
+        data = fio(jobs, name="fill")
     tr.dump("latency-write-inflight-fill")
     assert tr.dropped == 0
     with_reads = [w for r, w in device_occupancy(tr.events) if r > 0]
@@ -366,13 +365,9 @@ def test_write_inflight_counts_requeued_writes(lat_dev):
     for k, v in [("nr_channels", 8), ("mapping", "stripe"), ("stripe_kb", 64),
                  ("write_inflight", 2)]:
         assert ac_util.set_tunable(dev, k, v) == 0, k
-    half = CAPACITY_MB // 2
-    readers = job(None, dev, "--direct=1 --rw=randread --iodepth=1 --numjobs=2"
-                  " --offset=0 --size=%dm --runtime=4" % half)
-    writer = job("writer", dev, "--direct=1 --rw=randwrite --iodepth=16 --offset=%dm"
-                 " --size=%dm --runtime=4 %s" % (half, half, ac_util.FIO_VERIFY))
+    jobs = readers_beside_writer(dev, 1, 16, 4, ac_util.FIO_VERIFY)
     with BlockTrace(dev, completions=True) as tr:
-        data = fio(readers + " " + writer, name="requeued")
+        data = fio(jobs, name="requeued")
     tr.dump("latency-write-inflight-requeue")
     assert tr.dropped == 0
     first = first_write_issues(tr.events)

@@ -55,10 +55,21 @@ static void window(struct ac_admit *a, const struct dev *d)
 			d->w > a->limit, d->max);
 }
 
+/* @windows windows; the bound stays within [1, max] throughout. */
 static void run(struct ac_admit *a, const struct dev *d, int windows)
 {
-	while (windows--)
+	while (windows--) {
 		window(a, d);
+		CHECK_MSG(a->limit >= 1 && a->limit <= d->max,
+			  "limit %u out of [1, %u]", a->limit, d->max);
+	}
+}
+
+/* A device of 1..@k writes at once, 50..49 + @s us each, noisy. */
+static struct dev random_dev(u32 k, u32 s)
+{
+	return (struct dev){ .k = 1 + rand() % k, .s = 50 + rand() % s,
+			     .w = 100000, .noise = 20, .max = 256 };
 }
 
 /* Outside a probe, the bound is within [0.5 k, 1.5 k + 2]. */
@@ -77,9 +88,7 @@ static void check_settled(struct ac_admit *a, const struct dev *d, int n,
 	u64 sum = 0, cnt = 0;
 
 	while (windows--) {
-		window(a, d);
-		CHECK_MSG(a->limit >= 1 && a->limit <= d->max,
-			  "limit %u out of [1, %u]", a->limit, d->max);
+		run(a, d, 1);
 		CHECK_MSG(near(a, d->k), "device %d: k %u s %u: limit %u",
 			  n, d->k, d->s, a->limit);
 		if (!a->probe) {
@@ -172,25 +181,15 @@ static void test_admit_writer_asks_less(void)
 
 static void test_admit_random_devices(void)
 {
-	int n, i;
+	int n;
 
 	srand(4242);
 	for (n = 0; n < 300; n++) {
-		struct dev d = {
-			.k = 1 + rand() % 128,
-			.s = 50 + rand() % 20000,
-			.w = 100000,
-			.noise = 20,
-			.max = 256,
-		};
+		struct dev d = random_dev(128, 20000);
 		struct ac_admit a;
 
 		ac_admit_init(&a);
-		for (i = 0; i < 400; i++) {
-			window(&a, &d);
-			CHECK_MSG(a.limit >= 1 && a.limit <= d.max,
-				  "limit %u out of [1, %u]", a.limit, d.max);
-		}
+		run(&a, &d, 400);
 		check_settled(&a, &d, n, 200);
 	}
 }
@@ -201,13 +200,7 @@ static void test_admit_device_slows_down(void)
 
 	srand(77);
 	for (n = 0; n < 100; n++) {
-		struct dev d = {
-			.k = 2 + rand() % 64,
-			.s = 100 + rand() % 5000,
-			.w = 100000,
-			.noise = 20,
-			.max = 256,
-		};
+		struct dev d = random_dev(64, 5000);
 		struct ac_admit a;
 
 		ac_admit_init(&a);
