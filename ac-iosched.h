@@ -102,7 +102,7 @@ struct ac_data {
 	 * Written on completion without the lock, on cache lines of their
 	 * own.  reads_out and writes_out count what we dispatched that has
 	 * not finished; admit_done sums the timed writes that finished:
-	 * count << AC_ADMIT_COUNT_SHIFT | latency in units of 1024 ns.
+	 * count << AC_ADMIT_COUNT_SHIFT plus latency in units of 1024 ns.
 	 */
 	atomic_t reads_out ____cacheline_aligned_in_smp;
 	atomic_t writes_out;
