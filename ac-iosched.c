@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC, the "Alleviate Conflict" I/O scheduler for SSDs.
+ * AC, the "Alleviate Conflict" I/O scheduler for SSDs: it maps each request
+ * to a unit (a die of a channel) by its sector, spreads reads over idle
+ * units, batches writes one channel at a time, serves reads before writes
+ * without starving them, and gives every request a deadline.
  *
- * An SSD is many flash dies behind a few channels.  A read behind a program
- * on its die waits for the program; requests on one channel share it.  AC
- * maps each request to a unit (a die of a channel) by its sector, spreads
- * reads over idle units and away from units being written, batches writes
- * one channel at a time, serves reads before writes without starving them,
- * and gives every request a deadline.  With the dies known it also counts
- * its requests at each die and caps them.
- *
- * The decisions are in ac-policy.c, plain C.  This file is the mechanism:
- * it keeps each queued request on the deadline FIFO of its type and on the
- * sub-queue of its unit and type, merges, asks the policy what to dispatch,
- * and counts what is at the device.  One lock per queue, as mq-deadline.
- * docs/ac-iosched.rst describes the design.
+ * This file is the mechanism: each queued request is on the deadline FIFO
+ * of its type and on the sub-queue of its unit and type; the decisions are
+ * in ac-policy.c.  One lock per queue, as mq-deadline.  docs/ac-iosched.rst
+ * describes the design.
  */
 #include "ac-compat.h"
 
@@ -42,30 +36,24 @@
 #include "ac-iosched.h"
 
 /*
- * What AC keeps in a request: rq->elv.priv[0] holds these flags and the unit
- * counted at the device, rq->elv.priv[1] the unit and type chosen at insert,
- * so that removal and dispatch never recompute them, and for a timed write
- * at the device when it was sent (ac_clock()).
+ * rq->elv.priv[0]: these flags and the unit counted at the device;
+ * priv[1]: the unit and type chosen at insert, then for a timed write at
+ * the device when it was sent (ac_clock()).
  */
 #define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted */
 #define AC_RQ_SORTED	BIT(1)	/* queued: on a FIFO and a sub-queue */
-#define AC_RQ_READ_OUT	BIT(2)	/* counted in reads_out */
-#define AC_RQ_WRITE_OUT	BIT(3)	/* counted in writes_out */
-#define AC_RQ_OCC	BIT(4)	/* counted in occ.total */
-#define AC_RQ_OCC_READ	BIT(5)	/* ... and as a read at its unit */
-#define AC_RQ_TIMED	BIT(6)	/* a write timed for write admission */
+#define AC_RQ_OUT	BIT(2)	/* at the device: in occ.total */
+#define AC_RQ_READ	BIT(3)	/* ... as a read at its unit, else a write */
+#define AC_RQ_TIMED	BIT(4)	/* a write timed for write admission */
 #define AC_RQ_UNIT_SHIFT	8
 #define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 #define AC_RQ_TYPE_BITS	2
 
 /*
  * Reads are "about" for write admission while one is queued or at the
- * device, or finished this recently: a sync reader leaves the device
- * without reads between its reads, and writes must not fill that gap.
- * Not while AC holds more reads than the device has command slots: such
- * readers fill the device themselves, the phases order their reads before
- * writes, and a closed loop that also writes would only block on the
- * writes held.
+ * device, or finished this recently (a sync reader leaves gaps between its
+ * reads that writes must not fill); not while more reads than the device's
+ * command slots wait: such readers fill the device themselves.
  */
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 
@@ -517,8 +505,9 @@ static u32 ac_dev_slots(struct ac_data *ad)
 /* Whether reads are about, for write admission. */
 static bool ac_reads_about(struct ac_data *ad)
 {
+	int out = atomic_read(&ad->occ.total) - atomic_read(&ad->writes_out);
 	u32 reads = ac_policy_dir_queued(&ad->policy, AC_DIR_READ) +
-		    atomic_read(&ad->reads_out);
+		    max(out, 0);
 
 	if (reads > ac_dev_slots(ad))
 		return false;
@@ -554,9 +543,12 @@ static u32 ac_write_limit(struct ac_data *ad)
 
 static bool ac_writes_held(struct ac_data *ad)
 {
-	u32 limit = ad->write_inflight ?: ac_write_limit(ad);
+	u32 out = atomic_read(&ad->writes_out);
 
-	return atomic_read(&ad->writes_out) >= limit && ac_reads_about(ad);
+	if (!out)
+		return false;
+	return out >= (ad->write_inflight ?: ac_write_limit(ad)) &&
+	       ac_reads_about(ad);
 }
 
 /*
@@ -566,16 +558,17 @@ static bool ac_writes_held(struct ac_data *ad)
  */
 static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 {
-	unsigned long flags = ac_rq_flags(rq);
+	unsigned long flags = ac_rq_flags(rq) | AC_RQ_OUT;
+	u32 held;
 
+	atomic_inc(&ad->occ.total);
 	if (req_op(rq) == REQ_OP_READ) {
-		atomic_inc(&ad->reads_out);
-		flags |= AC_RQ_READ_OUT;
-	} else if (req_op(rq) == REQ_OP_WRITE) {
-		u32 held = atomic_inc_return(&ad->writes_out);
-
-		flags |= AC_RQ_WRITE_OUT;
-		if (!ad->write_inflight && ac_reads_about(ad)) {
+		atomic_inc(&ad->occ.reads[unit]);
+		flags |= AC_RQ_READ | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
+	} else {
+		held = atomic_inc_return(&ad->writes_out);
+		if (req_op(rq) == REQ_OP_WRITE && !ad->write_inflight &&
+		    ac_reads_about(ad)) {
 			/* not queued now: priv[1] holds when it was sent */
 			rq->elv.priv[1] = (void *)ac_clock();
 			ad->admit_sent++;
@@ -583,59 +576,41 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 			flags |= AC_RQ_TIMED;
 		}
 	}
-	if (!(flags & AC_RQ_OCC)) {
-		atomic_inc(&ad->occ.total);
-		flags |= AC_RQ_OCC | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
-		if (req_op(rq) == REQ_OP_READ) {
-			atomic_inc(&ad->occ.reads[unit]);
-			flags |= AC_RQ_OCC_READ;
-		}
-	}
 	ac_rq_set_flags(rq, flags);
 }
 
 /*
  * @rq is no longer at the device (@done: it finished, not requeued):
- * uncount it, and add a timed write's latency to admit_done.  Maybe in
- * interrupt context, without the lock.  A pick that held everything back
- * set cap_waiting or writes_waiting: this may free what it waits for.  The
- * barriers order each count before its flag, as dispatch orders the flag
- * before its second look at the counts.
+ * uncount it, maybe in interrupt context, without the lock, and run the
+ * queue if a pick waits for that (cap_waiting, writes_waiting).
  */
 static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 {
 	unsigned long flags = ac_rq_flags(rq);
 	u32 unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
 
+	if (!(flags & AC_RQ_OUT))
+		return;
 	if ((flags & AC_RQ_TIMED) && done)
 		atomic64_add(BIT_ULL(AC_ADMIT_COUNT_SHIFT) +
 			     (ac_clock() - (unsigned long)rq->elv.priv[1]),
 			     &ad->admit_done);
-
-	if (flags & AC_RQ_READ_OUT) {
-		atomic_dec(&ad->reads_out);
+	if (flags & AC_RQ_READ) {
+		atomic_dec(&ad->occ.reads[unit]);
 		WRITE_ONCE(ad->last_read_done, jiffies);
-	}
-	if (flags & AC_RQ_WRITE_OUT) {
+	} else {
 		atomic_dec(&ad->writes_out);
-		/* the count before the flag: pairs with dispatch's smp_mb() */
-		smp_mb__after_atomic();
-		if (READ_ONCE(ad->writes_waiting)) {
-			WRITE_ONCE(ad->writes_waiting, false);
-			blk_mq_run_hw_queues(ad->q, true);
-		}
 	}
-	if (flags & AC_RQ_OCC) {
-		atomic_dec(&ad->occ.total);
-		if (flags & AC_RQ_OCC_READ)
-			atomic_dec(&ad->occ.reads[unit]);
-		/* the count before the flag: pairs with dispatch's smp_mb() */
-		smp_mb__after_atomic();
-		ac_wake_capped(ad);
+	atomic_dec(&ad->occ.total);
+	ac_rq_set_flags(rq, flags & ~(AC_RQ_OUT | AC_RQ_READ | AC_RQ_TIMED |
+				      AC_RQ_UNIT_MASK));
+	/* the counts before the flags: pairs with dispatch's smp_mb() */
+	smp_mb__after_atomic();
+	if (READ_ONCE(ad->writes_waiting)) {
+		WRITE_ONCE(ad->writes_waiting, false);
+		blk_mq_run_hw_queues(ad->q, true);
 	}
-	ac_rq_set_flags(rq, flags & ~(AC_RQ_READ_OUT | AC_RQ_WRITE_OUT |
-				      AC_RQ_TIMED | AC_RQ_OCC |
-				      AC_RQ_OCC_READ | AC_RQ_UNIT_MASK));
+	ac_wake_capped(ad);
 }
 
 /*
@@ -686,7 +661,7 @@ static struct request *ac_fifo_head(struct ac_data *ad, enum ac_type type)
 static struct request *ac_dispatch_sorted(struct ac_data *ad)
 {
 	struct ac_policy *p = &ad->policy;
-	struct ac_fifo_heads heads = { }, *h = NULL;
+	struct ac_fifo_heads heads, *h = NULL;
 	struct request *rq;
 	struct ac_pick pick;
 	enum ac_type type;
@@ -700,11 +675,9 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 	if (ac_policy_needs_heads(p)) {
 		for (type = 0; type < AC_NR_TYPES; type++) {
 			rq = ac_fifo_head(ad, type);
-			if (rq) {
-				heads.valid[type] = true;
-				heads.expire[type] = rq->fifo_time;
-				heads.unit[type] = ac_rq_unit(rq);
-			}
+			heads.valid[type] = rq;
+			heads.expire[type] = rq ? rq->fifo_time : 0;
+			heads.unit[type] = rq ? ac_rq_unit(rq) : 0;
 		}
 		h = &heads;
 	}
@@ -725,7 +698,8 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 			WRITE_ONCE(ad->cap_waiting, false);
 		} else {
 			p->stats = stats;	/* one hold, counted once */
-			ac_arm_deadline(ad, &heads);
+			if (h)
+				ac_arm_deadline(ad, h);
 			return NULL;
 		}
 	}

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * AC I/O scheduler: the per-queue state shared by the elevator
- * (ac-iosched.c), its tunables (sysfs.c), its debugfs view (debugfs.c) and
- * the kernel-dependent helpers (compat.c).  Every field is protected by
+ * AC I/O scheduler: the per-queue state.  Every field is protected by
  * ac_data.lock unless its comment says otherwise.
  */
 #ifndef AC_IOSCHED_H
@@ -81,9 +79,8 @@ struct ac_data {
 	unsigned long expire_jiffies[AC_NR_TYPES];
 	/*
 	 * Writes the device may hold while reads are about: write_inflight
-	 * if set, else the bound write admission finds.  Timed writes sent
-	 * since the last window: their count, the writes at the device
-	 * when each was sent, and whether the bound held writes back.
+	 * if set, else admission's bound; the window's timed writes sent, the
+	 * sum of the writes at the device as each was, and held writes.
 	 */
 	u32 write_inflight;
 	struct ac_admit admit;
@@ -100,12 +97,12 @@ struct ac_data {
 
 	/*
 	 * Written on completion without the lock, on cache lines of their
-	 * own.  reads_out and writes_out count what we dispatched that has
-	 * not finished; admit_done sums the timed writes that finished:
-	 * count << AC_ADMIT_COUNT_SHIFT plus latency in units of 1024 ns.
+	 * own.  writes_out counts what we dispatched that is not a read and
+	 * has not finished (occ.total counts both); admit_done sums the timed
+	 * writes that finished: count << AC_ADMIT_COUNT_SHIFT plus latency in
+	 * units of 1024 ns.
 	 */
-	atomic_t reads_out ____cacheline_aligned_in_smp;
-	atomic_t writes_out;
+	atomic_t writes_out ____cacheline_aligned_in_smp;
 	atomic64_t admit_done;
 	unsigned long last_read_done;	/* jiffies */
 	/* A pick found only held writes: the next write's end runs the queue. */

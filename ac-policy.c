@@ -1,18 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC dispatch policy (ac-policy.h has the interface, docs/ac-iosched.rst
- * the rules).
- *
- * Dispatch runs in phases, as mq-deadline's batches: a phase is up to
- * fifo_batch dispatches in one direction.  Each phase starts by checking
- * the four FIFO heads in deadline order and choosing its direction: reads,
- * unless writes waited through writes_starved read phases.  A read goes to
- * the best unit by occupancy, read/write interference and the read matrix
- * (ac_read_rank()); writes go one channel at a time (PROC), its dies in
- * rotation.  With dies (dies_per_channel > 1) the caps hold reads back from
- * busy dies, and when every queued request is a held read the pick says so
- * and the glue waits for a completion.  Writes are never held for a die:
- * the device, not the address, decides where a write is programmed.
+ * AC dispatch policy.  Dispatch runs in phases of up to fifo_batch picks in
+ * one direction, as mq-deadline's batches; a phase starts with the late
+ * FIFO heads.  A read goes to the best unit (ac_read_rank()); writes go one
+ * channel at a time (PROC).  With dies the caps hold reads back from busy
+ * dies; writes are never held for a die.  docs/ac-iosched.rst has the rules.
  */
 #ifdef __KERNEL__
 #include <linux/bitops.h>
@@ -362,10 +354,9 @@ static bool ac_read_served(const struct ac_policy *p, u32 u)
 #define AC_RANK_PROC	0x100000U
 #define AC_RANK_SERVED	0x80000U
 
-static u32 ac_read_rank(const struct ac_policy *p, u32 u)
+static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 occ)
 {
 	u32 rank = (u + p->units - p->last_read - 1) % p->units;
-	u32 occ = ac_occ_reads(p->occ, u);
 
 	if (occ)
 		rank |= AC_RANK_BUSY | (occ < 255 ? occ : 255) << AC_RANK_OCC;
@@ -376,14 +367,6 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u)
 	return rank;
 }
 
-/* Whether unit_depth holds reads back from @u; @past: past it by one. */
-static bool ac_read_held(const struct ac_policy *p, u32 u, bool past)
-{
-	if (!past)
-		return ac_capped(p, u);
-	return ac_occ_reads(p->occ, u) > p->unit_depth;
-}
-
 /*
  * The best-ranked unit with reads of @type that @past lets through; -1 if
  * none, AC_UNITS_HELD if caps passed some over.  When no eligible unit is
@@ -392,7 +375,9 @@ static bool ac_read_held(const struct ac_policy *p, u32 u, bool past)
  */
 static int ac_best_read(struct ac_policy *p, enum ac_type type, bool past)
 {
-	u32 rank, best_rank = ~0U, round_rank = ~0U, w, u;
+	u32 rank, best_rank = ~0U, round_rank = ~0U, w, u, occ;
+	/* reads at a unit that hold more back: unit_depth, or one past it */
+	u32 cap = ac_policy_dies(p) && p->unit_depth ? p->unit_depth + past : 0;
 	int best = AC_NONE, round_best = AC_NONE;
 	bool fresh = false, skipped = false;
 	u64 bits;
@@ -403,11 +388,12 @@ static int ac_best_read(struct ac_policy *p, enum ac_type type, bool past)
 			u = w * 64 + __ffs64(bits);
 			if (u >= p->units)
 				break;
-			if (ac_read_held(p, u, past)) {
+			occ = ac_occ_reads(p->occ, u);
+			if (cap && occ >= cap) {
 				skipped = true;
 				continue;
 			}
-			rank = ac_read_rank(p, u);
+			rank = ac_read_rank(p, u, occ);
 			/* PEND and not PROC */
 			fresh |= !(rank & (AC_RANK_PROC | AC_RANK_SERVED));
 			if (rank < best_rank) {

@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * AC dispatch policy: the read and write matrices, phases, write batches,
- * the caps per unit and the order in which deadlines are checked.
- *
- * Plain C: no kernel structure, no lock, no allocation.  The glue
- * (ac-iosched.c) owns the requests; it tells the policy what it queued
- * (ac_policy_add), removed (ac_policy_remove) and dispatched
- * (ac_policy_dispatched), and asks it what to dispatch next
- * (ac_policy_pick).  tests/unit compiles this file and ac-policy.c
- * unchanged.  docs/ac-iosched.rst describes the rules.
+ * AC dispatch policy, plain C (no kernel structure, lock or allocation;
+ * tests/unit compiles it unchanged).  The glue owns the requests: it tells
+ * the policy what it queued, removed and dispatched, and asks it what to
+ * dispatch next.  docs/ac-iosched.rst describes the rules.
  */
 #ifndef AC_POLICY_H
 #define AC_POLICY_H
@@ -73,11 +68,9 @@ struct ac_channel {
 };
 
 /*
- * AC's requests at the device: reads per unit, everything in total.  A
- * write is counted at no unit: a page-mapped SSD programs it on the die
- * next in its write order, whatever its address.  The glue counts at
- * dispatch and uncounts at completion or requeue, without the scheduler
- * lock.  The policy only reads them.
+ * AC's requests at the device, counted by the glue without the lock: reads
+ * per unit, everything in total.  A write is at no unit: an SSD programs it
+ * where its write order says, whatever its address.
  */
 struct ac_occupancy {
 	atomic_t reads[AC_MAX_UNITS];
@@ -178,10 +171,8 @@ void ac_policy_add(struct ac_policy *p, u32 unit, enum ac_type type);
 /* A queued request left without being dispatched (merged away). */
 void ac_policy_remove(struct ac_policy *p, u32 unit, enum ac_type type);
 /*
- * What to dispatch next.  The glue dispatches exactly that request and
- * reports it with ac_policy_dispatched().  A deadline has passed when
- * (s64)(now - expire) >= 0.  @heads may be NULL when
- * ac_policy_needs_heads() says no.
+ * What to dispatch next; the glue dispatches exactly that and reports it.
+ * @heads may be NULL when ac_policy_needs_heads() says no.
  */
 struct ac_pick ac_policy_pick(struct ac_policy *p,
 			      const struct ac_fifo_heads *heads, u64 now);
@@ -226,16 +217,10 @@ static inline u32 ac_occ_reads(const struct ac_occupancy *occ, u32 unit)
 
 /*
  * Write admission: how many writes the device may hold while sync reads
- * are about, found as TCP Vegas finds a path's capacity.  The glue times
- * the writes it sends while reads are about; after each window of
- * ac_admit_window() of them it reports their mean latency and the mean
- * number of its writes the device held when each was sent.  Against base,
- * the latency of a write that waits for none, the device worked on
- * held * base / latency writes at once and queued the rest.  Little
- * queued: one more, if the bound held writes back.  More than one queued:
- * down to what it worked on.  Every AC_ADMIT_PROBE_EVERY windows the bound
- * is halved for two windows to take base afresh (the device may have
- * slowed down).  No geometry is used.
+ * are about, found as TCP Vegas finds a path's capacity, from each
+ * window's mean write latency against base (the least seen).  Every
+ * AC_ADMIT_PROBE_EVERY windows the bound is halved for two windows to take
+ * base afresh.  docs/ac-iosched.rst has the rules.
  */
 #define AC_ADMIT_PROBE_EVERY	16
 
@@ -295,11 +280,7 @@ u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors);
  */
 bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,
 		     u64 b_pos, u64 b_len);
-/*
- * Whether @len sectors at @pos may be appended to a request ending at
- * @pos without widening it: the sector before @pos and the extent lie in
- * one channel's stripe or range.
- */
+/* Whether the sector before @pos and @len sectors at @pos share a channel. */
 bool ac_map_append_ok(const struct ac_map *m, u64 pos, u64 len);
 
 #endif /* AC_POLICY_H */

@@ -1,19 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC state for operators: /sys/kernel/debug/block/<dev>/sched/.
- *
- *   units		per unit: its channel and die, the reads and writes
- *			queued by type, its read flag, its channel's write
- *			flag, and our reads at the device
- *   state		the phase, the write batch, what is queued and what
- *			dispatch waits for, one "name value" line each
- *   stats		the counters, one "name value" line each
- *   <type>_fifo	the four deadline FIFOs, in order
- *   dispatch		the dispatch list (at-head inserts, requeues)
- *
- * Each file is read under the scheduler lock, a consistent snapshot but
- * for what completions change without it (occupancy, completed, requeued,
- * reads_out, writes_out).  The tunables are in sysfs.
+ * AC state for operators: /sys/kernel/debug/block/<dev>/sched/ (units,
+ * state, stats, the four FIFOs and the dispatch list; docs/ac-iosched.rst
+ * describes them).  Each is read under the scheduler lock, but for what
+ * completions change without it.
  */
 #include "ac-compat.h"
 
@@ -88,7 +78,8 @@ static int ac_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "cap_waiting %d\nwrites_waiting %d\n",
 		   READ_ONCE(ad->cap_waiting), READ_ONCE(ad->writes_waiting));
 	seq_printf(m, "reads_out %d\nwrites_out %d\n",
-		   atomic_read(&ad->reads_out), atomic_read(&ad->writes_out));
+		   atomic_read(&ad->occ.total) - atomic_read(&ad->writes_out),
+		   atomic_read(&ad->writes_out));
 	seq_printf(m, "write_limit %u\nwrite_base_us %u\n", ad->admit.limit,
 		   ad->admit.base_us);
 	spin_unlock(&ad->lock);
