@@ -222,7 +222,7 @@ static inline u32 ac_occ_reads(const struct ac_occupancy *occ, u32 unit)
  * AC_ADMIT_PROBE_EVERY windows the bound is halved for two windows to take
  * base afresh.  docs/ac-iosched.rst has the rules.
  */
-#define AC_ADMIT_PROBE_EVERY	16
+#define AC_ADMIT_PROBE_EVERY	64
 
 struct ac_admit {
 	u32 limit;		/* writes the device may hold, >= 1 */
