@@ -772,6 +772,15 @@ def test_sweep_summary_table(tmp_path):
     assert os.path.exists(os.path.join(root, "sweep.png"))
 
 
+def test_a_tunables_variants_are_joined_in_its_order():
+    sm = load_script("summarize")
+    scheds = ["none", "ac", "ac:write_inflight=16", "ac:write_inflight=2", "ac@before",
+              "ac:unit_depth=2", "ac:write_inflight=4096", "ac:write_inflight=4+unit_depth=2",
+              "ac:mapping=stripe"]
+    assert sm.tunable_sweeps(scheds) == [["ac:write_inflight=2", "ac:write_inflight=16",
+                                          "ac:write_inflight=4096"]]
+
+
 def test_sweep_compares_the_goals_read_p99_and_keeps_fios(tmp_path):
     """The sweep's read p99 is the goals' (over the window) where every run
     has it; fio's, drain included, is kept in its own table."""
