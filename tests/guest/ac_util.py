@@ -9,10 +9,10 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
+from ac_test_util import wait_for
 from conftest import (insmod, module_loaded, module_path, read, rmmod,
                       set_scheduler, sh, write)
 
@@ -124,12 +124,8 @@ def assert_idle_and_balanced(dev):
     reaches the task waiting for it before the block layer frees the
     request (finish_request uncounts it there): the last frees get two
     seconds."""
-    deadline = time.monotonic() + 2.0
-    while time.monotonic() < deadline:
-        s = stats(dev)
-        if s["inserted"] == s["completed"] and state(dev)["at_device"] == 0:
-            break
-        time.sleep(0.02)
+    wait_for(lambda: stats(dev)["inserted"] == stats(dev)["completed"]
+             and state(dev)["at_device"] == 0, timeout=2.0, step=0.02)
     st = state(dev)
     assert st["sorted"] == 0, st
     for t in TYPES:
