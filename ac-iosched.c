@@ -52,10 +52,13 @@
 /*
  * Reads are "about" for write admission while one is queued or at the
  * device, or finished this recently (a sync reader leaves gaps between its
- * reads that writes must not fill); not while more reads than the device's
- * command slots wait: such readers fill the device themselves.
+ * reads that writes must not fill); not while more reads than a quarter of
+ * the device's command slots (at least AC_FEW_READS) wait: such readers
+ * keep the device busy themselves, and holding writes back from them
+ * costs a read/write mix its bandwidth (docs/decisions.md).
  */
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
+#define AC_FEW_READS		4U
 
 /* admit_done: a count of timed writes above the sum of their latencies. */
 #define AC_ADMIT_COUNT_SHIFT	44
@@ -509,7 +512,7 @@ static bool ac_reads_about(struct ac_data *ad)
 	u32 reads = ac_policy_dir_queued(&ad->policy, AC_DIR_READ) +
 		    max(out, 0);
 
-	if (reads > ac_dev_slots(ad))
+	if (reads > max(ac_dev_slots(ad) / 4, AC_FEW_READS))
 		return false;
 	return reads || time_before(jiffies, READ_ONCE(ad->last_read_done) +
 					      AC_READ_GONE_JIFFIES);
