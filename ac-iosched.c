@@ -37,14 +37,14 @@
 
 /*
  * rq->elv.priv[0]: these flags and the unit counted at the device;
- * priv[1]: the unit and type chosen at insert, then for a timed write at
+ * priv[1]: the unit and type chosen at insert, then for a timed request at
  * the device when it was sent (ac_clock()).
  */
 #define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted */
 #define AC_RQ_SORTED	BIT(1)	/* queued: on a FIFO and a sub-queue */
 #define AC_RQ_OUT	BIT(2)	/* at the device: in occ.total */
 #define AC_RQ_READ	BIT(3)	/* ... as a read at its unit, else a write */
-#define AC_RQ_TIMED	BIT(4)	/* a write timed for write admission */
+#define AC_RQ_TIMED	BIT(4)	/* timed: for admission, or read_lat_ms */
 #define AC_RQ_UNIT_SHIFT	8
 #define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 #define AC_RQ_TYPE_BITS	2
@@ -60,8 +60,12 @@
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 #define AC_FEW_READS		4U
 
-/* admit_done: a count of timed writes above the sum of their latencies. */
+/*
+ * admit_done: a count of timed writes above the sum of their latencies;
+ * read_done: a count of timed reads above the count of late ones.
+ */
 #define AC_ADMIT_COUNT_SHIFT	44
+#define AC_READ_COUNT_SHIFT	32
 
 /* Contiguous queued requests an insert merge may chain through. */
 #define AC_MERGE_CHAIN	8
@@ -521,7 +525,8 @@ static bool ac_reads_about(struct ac_data *ad)
 /*
  * The bound of write admission.  When a window of timed writes has
  * finished, their mean latency and the writes at the device when they
- * were sent move it (ac_admit_update()).
+ * were sent move it (ac_admit_update()); with read_lat_ms set, a window
+ * of timed sync reads moves its ceiling (ac_admit_reads()).
  */
 static u32 ac_write_limit(struct ac_data *ad)
 {
@@ -529,19 +534,29 @@ static u32 ac_write_limit(struct ac_data *ad)
 	u64 done = atomic64_read(&ad->admit_done);
 	u32 n = done >> AC_ADMIT_COUNT_SHIFT, lat_us, held16;
 
-	if (n < ac_admit_window(a) || !ad->admit_sent)
+	if (n >= ac_admit_window(a) && ad->admit_sent) {
+		done = atomic64_xchg(&ad->admit_done, 0);
+		n = done >> AC_ADMIT_COUNT_SHIFT;
+		done &= BIT_ULL(AC_ADMIT_COUNT_SHIFT) - 1;
+		lat_us = div64_u64(done * 1024, n * 1000ULL);
+		held16 = div64_u64(ad->admit_held * 16, ad->admit_sent);
+		ac_admit_update(a, lat_us, held16, ad->admit_blocked,
+				ac_dev_slots(ad));
+		ad->admit_sent = 0;
+		ad->admit_held = 0;
+		ad->admit_blocked = false;
+	}
+	if (!ad->read_lat_ms)
 		return a->limit;
-	done = atomic64_xchg(&ad->admit_done, 0);
-	n = done >> AC_ADMIT_COUNT_SHIFT;
-	done &= BIT_ULL(AC_ADMIT_COUNT_SHIFT) - 1;
-	lat_us = div64_u64(done * 1024, n * 1000ULL);
-	held16 = div64_u64(ad->admit_held * 16, ad->admit_sent);
-	ac_admit_update(a, lat_us, held16, ad->admit_blocked,
-			ac_dev_slots(ad));
-	ad->admit_sent = 0;
-	ad->admit_held = 0;
-	ad->admit_blocked = false;
-	return a->limit;
+	done = atomic64_read(&ad->read_done);
+	if (done >> AC_READ_COUNT_SHIFT >= AC_ADMIT_READS) {
+		done = atomic64_xchg(&ad->read_done, 0);
+		n = done >> AC_READ_COUNT_SHIFT;
+		/* the late ones of the first AC_ADMIT_READS, about */
+		ac_admit_reads(a, div_u64((done & U32_MAX) * AC_ADMIT_READS, n),
+			       ac_dev_slots(ad));
+	}
+	return min(a->limit, a->ceiling);
 }
 
 static bool ac_writes_held(struct ac_data *ad)
@@ -568,6 +583,10 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 	if (req_op(rq) == REQ_OP_READ) {
 		atomic_inc(&ad->occ.reads[unit]);
 		flags |= AC_RQ_READ | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
+		if (ad->read_lat_ms && rq_is_sync(rq)) {
+			rq->elv.priv[1] = (void *)ac_clock();
+			flags |= AC_RQ_TIMED;
+		}
 	} else {
 		held = atomic_inc_return(&ad->writes_out);
 		if (req_op(rq) == REQ_OP_WRITE && !ad->write_inflight &&
@@ -589,15 +608,24 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
  */
 static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 {
-	unsigned long flags = ac_rq_flags(rq);
+	unsigned long flags = ac_rq_flags(rq), lat;
 	u32 unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
+	bool late;
 
 	if (!(flags & AC_RQ_OUT))
 		return;
-	if ((flags & AC_RQ_TIMED) && done)
-		atomic64_add(BIT_ULL(AC_ADMIT_COUNT_SHIFT) +
-			     (ac_clock() - (unsigned long)rq->elv.priv[1]),
-			     &ad->admit_done);
+	if ((flags & AC_RQ_TIMED) && done) {
+		lat = ac_clock() - (unsigned long)rq->elv.priv[1];
+		if (flags & AC_RQ_READ) {
+			late = ((u64)lat << 10) >
+			       (u64)READ_ONCE(ad->read_lat_ms) * NSEC_PER_MSEC;
+			atomic64_add(BIT_ULL(AC_READ_COUNT_SHIFT) + late,
+				     &ad->read_done);
+		} else {
+			atomic64_add(BIT_ULL(AC_ADMIT_COUNT_SHIFT) + lat,
+				     &ad->admit_done);
+		}
+	}
 	if (flags & AC_RQ_READ) {
 		atomic_dec(&ad->occ.reads[unit]);
 		WRITE_ONCE(ad->last_read_done, jiffies);

@@ -79,10 +79,12 @@ struct ac_data {
 	unsigned long expire_jiffies[AC_NR_TYPES];
 	/*
 	 * Writes the device may hold while reads are about: write_inflight
-	 * if set, else admission's bound; the window's timed writes sent, the
-	 * sum of the writes at the device as each was, and held writes.
+	 * if set, else admission's bound, under read_lat_ms's ceiling if
+	 * that is set; the window's timed writes sent, the sum of the writes
+	 * at the device as each was, and held writes.
 	 */
 	u32 write_inflight;
+	u32 read_lat_ms;
 	struct ac_admit admit;
 	u32 admit_sent;
 	u64 admit_held;
@@ -100,10 +102,12 @@ struct ac_data {
 	 * own.  writes_out counts what we dispatched that is not a read and
 	 * has not finished (occ.total counts both); admit_done sums the timed
 	 * writes that finished: count << AC_ADMIT_COUNT_SHIFT plus latency in
-	 * units of 1024 ns.
+	 * units of 1024 ns; read_done the timed reads: count <<
+	 * AC_READ_COUNT_SHIFT plus those over read_lat_ms.
 	 */
 	atomic_t writes_out ____cacheline_aligned_in_smp;
 	atomic64_t admit_done;
+	atomic64_t read_done;
 	unsigned long last_read_done;	/* jiffies */
 	/* A pick found only held writes: the next write's end runs the queue. */
 	bool writes_waiting;

@@ -631,7 +631,17 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 
 void ac_admit_init(struct ac_admit *a)
 {
-	*a = (struct ac_admit){ .limit = 1 };
+	*a = (struct ac_admit){ .limit = 1, .ceiling = 1 };
+}
+
+void ac_admit_reads(struct ac_admit *a, u32 late, u32 max)
+{
+	u32 from = a->ceiling < a->limit ? a->ceiling : a->limit;
+
+	if (late * 10 > AC_ADMIT_READS)
+		a->ceiling = from / 2 ? from / 2 : 1;
+	else if (late * 32 <= AC_ADMIT_READS && a->ceiling < max)
+		a->ceiling++;
 }
 
 void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,

@@ -231,6 +231,7 @@ struct ac_admit {
 	u32 probe;		/* windows left at half the bound */
 	u32 saved;		/* the bound before the probe */
 	u32 probe_us;		/* least latency seen in the probe */
+	u32 ceiling;		/* read_lat_ms: the most reads allow, >= 1 */
 };
 
 void ac_admit_init(struct ac_admit *a);
@@ -247,6 +248,16 @@ static inline u32 ac_admit_window(const struct ac_admit *a)
  */
 void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
 		     u32 max);
+
+/*
+ * A read-latency target (read_lat_ms) caps the bound with a ceiling: a
+ * window of AC_ADMIT_READS sync reads with more than one in ten @late
+ * halves the bound, one with at most one late lets the ceiling grow by
+ * one, to @max.
+ */
+#define AC_ADMIT_READS	32
+
+void ac_admit_reads(struct ac_admit *a, u32 late, u32 max);
 
 /*
  * Where sectors live.  Stripe: chunk k = sector / stripe is on channel

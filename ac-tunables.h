@@ -25,6 +25,8 @@ AC_TUNABLE(write_batch, policy.write_batch,
 	   "requests", 1, AC_BATCH_MAX, 16, NULL, false)
 AC_TUNABLE(write_inflight, write_inflight,
 	   "requests", 0, AC_BATCH_MAX, 0, NULL, false)
+AC_TUNABLE(read_lat_ms, read_lat_ms,
+	   "ms", 0, AC_EXPIRE_MAX_MS, 0, NULL, false)
 AC_TUNABLE(nr_channels, policy.nr_channels,
 	   "channels", 1, AC_MAX_CHANNELS, 8, NULL, true)
 AC_TUNABLE(dies_per_channel, policy.dies_per_channel,

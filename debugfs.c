@@ -80,8 +80,8 @@ static int ac_state_show(void *data, struct seq_file *m)
 	seq_printf(m, "reads_out %d\nwrites_out %d\n",
 		   atomic_read(&ad->occ.total) - atomic_read(&ad->writes_out),
 		   atomic_read(&ad->writes_out));
-	seq_printf(m, "write_limit %u\nwrite_base_us %u\n", ad->admit.limit,
-		   ad->admit.base_us);
+	seq_printf(m, "write_limit %u\nwrite_base_us %u\nread_ceiling %u\n",
+		   ad->admit.limit, ad->admit.base_us, ad->admit.ceiling);
 	spin_unlock(&ad->lock);
 	return 0;
 }

@@ -74,7 +74,7 @@ STATE_KEYS = (["async_depth", "async_depth_limits", "units", "capacity",
                "proc", "batch_writes", "last_read", "last_write", "sorted"]
               + ["queued_%s" % t for t in TYPES]
               + ["cap_waiting", "writes_waiting", "reads_out", "writes_out",
-                 "write_limit", "write_base_us"])
+                 "write_limit", "write_base_us", "read_ceiling"])
 # The counters of the stats table (debugfs.c), in order.
 STATS_COUNTERS = (["dispatched_%s" % t for t in TYPES]
                   + ["expired_%s" % t for t in TYPES]

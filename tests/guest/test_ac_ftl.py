@@ -31,7 +31,8 @@ FTL = dict(channels=8, dies=4, page_kb=16, mapping="ftl", stripe_kb=16, queue_de
 TOLD = [("nr_channels", 8), ("dies_per_channel", 4), ("mapping", "stripe"), ("stripe_kb", 16)]
 # what the load changes while it runs: values a user might write
 CHANGES = [("unit_depth", (0, 1, 2)), ("unit_spare", (0, 1)), ("write_inflight", (0, 2, 8)),
-           ("dies_per_channel", (1, 4)), ("fifo_batch", (1, 16)), ("write_batch", (4, 16))]
+           ("read_lat_ms", (0, 1, 50)), ("dies_per_channel", (1, 4)), ("fifo_batch", (1, 16)),
+           ("write_batch", (4, 16))]
 RUNTIME = 12 if DEBUG_KERNEL else 5
 
 

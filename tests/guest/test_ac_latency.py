@@ -244,6 +244,51 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     record_counts("latency_write_inflight", limit2=lim, control=ctl)
 
 
+@primary_kernel_only
+def test_read_lat_ms_sets_the_bound(lat_dev):
+    """read_lat_ms: a read-latency target caps admission's bound.  A target
+    no read can meet (1 ms: a read alone takes 1.2 ms here) keeps at most
+    one of AC's writes at the device beside reads (read_ceiling 1); one
+    every read meets (1000 ms) lets the ceiling grow past Vegas's bound,
+    and the device holds more than one write beside reads.  Seen from the
+    trace; the writer makes progress under both."""
+    dev = lat_dev
+    assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
+    jobs = readers_beside_writer(dev, 1, 16, 4)
+    seen = {}
+    for target in (1, 1000):
+        assert ac_util.set_tunable(dev, "read_lat_ms", target) == 0
+        held0 = ac_util.stats(dev)["writes_held"]
+        with BlockTrace(dev, completions=True) as tr:
+            data = fio(jobs, name="readlat%d" % target)
+        tr.dump("latency-read-lat-%d" % target)
+        assert tr.dropped == 0
+        st = ac_util.state(dev)
+        occ = device_occupancy(tr.events)
+        with_reads = [w for r, w in occ if r > 0]
+        seen[target] = dict(
+            reads=sum(j["read"]["total_ios"] for j in data["jobs"]),
+            writes=by_name(data)["writer"]["write"]["total_ios"],
+            with_reads=len(with_reads), peak=max(with_reads or [0]),
+            over=sum(1 for w in with_reads if w > 1),
+            held=ac_util.stats(dev)["writes_held"] - held0,
+            ceiling=st["read_ceiling"], limit=st["write_limit"])
+        print("read_lat_ms %d: %s" % (target, seen[target]))
+        assert seen[target]["reads"] >= 50 and seen[target]["writes"] >= 20, seen[target]
+        assert len(with_reads) >= 20, "too few writes issued beside reads: %s" % seen[target]
+        ac_util.assert_idle_and_balanced(dev)
+    unmet, met = seen[1], seen[1000]
+    # as in test_write_inflight_bounds_writes_at_the_device: a few percent
+    # of exceptions from events of two CPUs interleaving
+    assert unmet["ceiling"] == 1 and unmet["held"] > 0, unmet
+    assert unmet["over"] <= 0.05 * unmet["with_reads"], \
+        "more than 1 write at the device beside reads: %s" % unmet
+    assert met["ceiling"] >= met["limit"] and met["ceiling"] > 1, met
+    assert met["peak"] >= 2 and met["over"] >= 0.2 * met["with_reads"], met
+    assert ac_util.set_tunable(dev, "read_lat_ms", 0) == 0
+    record_counts("latency_read_lat_ms", unmet=unmet, met=met)
+
+
 @pytest.mark.parametrize("channels,dies", [(1, 2), (8, 2)])
 def test_write_admission_finds_the_device(channels, dies):
     """Write admission with AC's defaults (write_inflight 0, no geometry

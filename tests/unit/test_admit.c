@@ -16,6 +16,18 @@
  *   window, and within [0.8 k, 1.25 k + 2] on average;
  * - when the device slows down (s doubles) the bound finds k again: the
  *   probe takes base afresh.  Without the probe it would not.
+ *
+ * A read-latency target (ac_admit_reads()) against reads that are late
+ * with a small chance while at most r writes are at the device, and with a
+ * larger one above r:
+ *
+ * - the steps: grow by one, hold, halve, never below 1 nor above max;
+ * - over random r, noise and lateness, the bound min(limit, ceiling)
+ *   passes r + 1 in at most one window in twenty and keeps a mean of at
+ *   least 0.6 r;
+ * - a target no read meets keeps the bound at 1, not 0;
+ * - with Vegas's bound beside it the lower of the two rules: below k
+ *   when r is, near k when r is far above.
  */
 #include <stdlib.h>
 
@@ -43,16 +55,22 @@ static u32 noisy(u32 v, u32 pct, u32 n)
 	return sum / n / 100;
 }
 
-/* One window at the bound: what the glue would report. */
-static void window(struct ac_admit *a, const struct dev *d)
+/* One window at @cap: what the glue would report. */
+static void window_at(struct ac_admit *a, const struct dev *d, u32 cap)
 {
-	u32 held = a->limit < d->w ? a->limit : d->w;
+	u32 held = cap < d->w ? cap : d->w;
 	u64 lat = d->s;
 
 	if (held > d->k)
 		lat = lat * held / d->k;
 	ac_admit_update(a, noisy(lat, d->noise, ac_admit_window(a)), held * 16,
-			d->w > a->limit, d->max);
+			d->w > cap, d->max);
+}
+
+/* One window at the bound. */
+static void window(struct ac_admit *a, const struct dev *d)
+{
+	window_at(a, d, a->limit);
 }
 
 /* @windows windows; the bound stays within [1, max] throughout. */
@@ -211,11 +229,141 @@ static void test_admit_device_slows_down(void)
 	}
 }
 
+/* The bound the glue applies with a target. */
+static u32 bound(const struct ac_admit *a)
+{
+	return a->ceiling < a->limit ? a->ceiling : a->limit;
+}
+
+/* A window of reads, each late with @pct_knee percent above @r, else @bg. */
+static void reads(struct ac_admit *a, u32 r, u32 bg, u32 pct_knee, u32 max)
+{
+	u32 pct = bound(a) > r ? bg + pct_knee : bg, late = 0, i;
+
+	for (i = 0; i < AC_ADMIT_READS; i++)
+		late += (u32)(rand() % 1000) < pct * 10;
+	ac_admit_reads(a, late, max);
+	CHECK_MSG(a->ceiling >= 1 && a->ceiling <= max,
+		  "ceiling %u out of [1, %u]", a->ceiling, max);
+}
+
+static void test_admit_read_steps(void)
+{
+	struct ac_admit a;
+
+	ac_admit_init(&a);
+	CHECK_EQ(a.ceiling, 1);
+	a.limit = 8;
+	ac_admit_reads(&a, 0, 5);
+	CHECK_EQ(a.ceiling, 2);
+	ac_admit_reads(&a, 1, 5);
+	CHECK_EQ(a.ceiling, 3);
+	ac_admit_reads(&a, 2, 5);	/* late but within one in ten */
+	CHECK_EQ(a.ceiling, 3);
+	ac_admit_reads(&a, 3, 5);
+	CHECK_EQ(a.ceiling, 3);
+	ac_admit_reads(&a, 4, 5);
+	CHECK_EQ(a.ceiling, 1);
+	ac_admit_reads(&a, AC_ADMIT_READS, 5);
+	CHECK_EQ(a.ceiling, 1);
+	ac_admit_reads(&a, 0, 5);
+	ac_admit_reads(&a, 0, 5);
+	ac_admit_reads(&a, 0, 5);
+	ac_admit_reads(&a, 0, 5);
+	ac_admit_reads(&a, 0, 5);
+	CHECK_EQ(a.ceiling, 5);		/* max */
+	/* halved from the lower of ceiling and Vegas's bound */
+	a.limit = 4;
+	ac_admit_reads(&a, 4, 5);
+	CHECK_EQ(a.ceiling, 2);
+}
+
+static void test_admit_read_target_random(void)
+{
+	int n, w;
+
+	srand(9001);
+	for (n = 0; n < 300; n++) {
+		u32 r = 1 + rand() % 24, bg = rand() % 4;
+		u32 knee = 20 + rand() % 81;
+		struct ac_admit a;
+		u64 sum = 0;
+		u32 over = 0;
+
+		ac_admit_init(&a);
+		a.limit = 64;
+		for (w = 0; w < 200; w++)
+			reads(&a, r, bg, knee, 64);
+		for (w = 0; w < 400; w++) {
+			reads(&a, r, bg, knee, 64);
+			over += bound(&a) > r + 1;
+			sum += bound(&a);
+		}
+		CHECK_MSG(over * 20 <= 400 && sum * 10 >= (u64)r * 6 * 400,
+			  "r %u bg %u knee %u: %u over, mean bound %llu/400",
+			  r, bg, knee, over, (unsigned long long)sum);
+	}
+}
+
+static void test_admit_read_target_unmet(void)
+{
+	struct ac_admit a;
+	int w;
+
+	ac_admit_init(&a);
+	a.limit = 16;
+	for (w = 0; w < 100; w++) {
+		ac_admit_reads(&a, AC_ADMIT_READS, 64);
+		CHECK_EQ(bound(&a), 1);
+	}
+}
+
+/*
+ * Vegas's windows and the reads' windows interleaved, as in the glue: the
+ * device gets min(limit, ceiling) writes.
+ */
+static u64 both(struct ac_admit *a, const struct dev *d, u32 r, int windows)
+{
+	u64 sum = 0;
+	int w;
+
+	for (w = 0; w < windows; w++) {
+		window_at(a, d, bound(a));
+		reads(a, r, 1, 50, d->max);
+		sum += bound(a);
+	}
+	return sum;
+}
+
+static void test_admit_read_target_with_vegas(void)
+{
+	struct dev d = { .k = 8, .s = 1000, .w = 100000, .noise = 10,
+			 .max = 64 };
+	struct ac_admit a;
+	u64 sum;
+
+	srand(31337);
+	ac_admit_init(&a);
+	both(&a, &d, 3, 300);
+	sum = both(&a, &d, 3, 300);
+	CHECK_MSG(sum <= 4 * 300, "r 3, k 8: mean bound %llu/300",
+		  (unsigned long long)sum);
+	ac_admit_init(&a);
+	both(&a, &d, 40, 300);
+	sum = both(&a, &d, 40, 300);
+	CHECK_MSG(sum * 2 >= 8 * 300 && sum * 4 <= (8 * 5 + 8) * 300,
+		  "r 40, k 8: mean bound %llu/300", (unsigned long long)sum);
+}
+
 const struct t_case t_admit[] = {
 	{ "admit_steps", test_admit_steps },
 	{ "admit_probe_steps", test_admit_probe_steps },
 	{ "admit_writer_asks_less", test_admit_writer_asks_less },
 	{ "admit_random_devices", test_admit_random_devices },
 	{ "admit_device_slows_down", test_admit_device_slows_down },
+	{ "admit_read_steps", test_admit_read_steps },
+	{ "admit_read_target_random", test_admit_read_target_random },
+	{ "admit_read_target_unmet", test_admit_read_target_unmet },
+	{ "admit_read_target_with_vegas", test_admit_read_target_with_vegas },
 	{ NULL, NULL }
 };
