@@ -201,6 +201,30 @@ def test_writes_not_starved_under_read_flood(lat_dev):
                   max_ms=round(max_ms, 1), max_reads_past_write=max(waits))
 
 
+def writes_beside_reads(dev, tunable, value, most):
+    """Two sync readers beside a writer on @dev with AC's @tunable at
+    @value, traced: the run's reads and writes, AC's writes at the device
+    at each issue while reads were there (with_reads), their peak, how many
+    exceeded @most, the writes admission held, and debugfs state after."""
+    assert ac_util.set_tunable(dev, tunable, value) == 0
+    held0 = ac_util.stats(dev)["writes_held"]
+    with BlockTrace(dev, completions=True) as tr:
+        data = fio(readers_beside_writer(dev, 1, 16, 4), name="%s%d" % (tunable, value))
+    tr.dump("latency-%s-%d" % (tunable.replace("_", "-"), value))
+    assert tr.dropped == 0
+    with_reads = [w for r, w in device_occupancy(tr.events) if r > 0]
+    seen = dict(reads=sum(j["read"]["total_ios"] for j in data["jobs"]),
+                writes=by_name(data)["writer"]["write"]["total_ios"],
+                with_reads=len(with_reads), peak=max(with_reads or [0]),
+                over=sum(1 for w in with_reads if w > most),
+                held=ac_util.stats(dev)["writes_held"] - held0, state=ac_util.state(dev))
+    print("%s %d: %s" % (tunable, value, {k: v for k, v in seen.items() if k != "state"}))
+    assert seen["reads"] >= 50 and seen["writes"] >= 20, "no progress: %s" % seen
+    assert len(with_reads) >= 20, "too few writes issued beside reads: %s" % seen
+    ac_util.assert_idle_and_balanced(dev)
+    return seen
+
+
 @primary_kernel_only
 def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     """write_inflight: while reads are about, AC keeps at most that many of
@@ -211,28 +235,8 @@ def test_write_inflight_bounds_writes_at_the_device(lat_dev):
     shows that the same load fills the device with writes."""
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
-    jobs = readers_beside_writer(dev, 1, 16, 4)
-    seen = {}
-    for limit in (2, NO_LIMIT):
-        assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
-        held0 = ac_util.stats(dev)["writes_held"]
-        with BlockTrace(dev, completions=True) as tr:
-            data = fio(jobs, name="inflight%d" % limit)
-        tr.dump("latency-write-inflight-%d" % limit)
-        assert tr.dropped == 0
-        occ = device_occupancy(tr.events)
-        with_reads = [w for r, w in occ if r > 0]
-        reads = sum(j["read"]["total_ios"] for j in data["jobs"])
-        writes = by_name(data)["writer"]["write"]["total_ios"]
-        over = sum(1 for w in with_reads if w > 2)
-        seen[limit] = dict(reads=reads, writes=writes, issued=len(occ),
-                           with_reads=len(with_reads), peak=max(with_reads or [0]),
-                           over=over, held=ac_util.stats(dev)["writes_held"] - held0)
-        print("write_inflight %d: %s" % (limit, seen[limit]))
-        assert reads >= 50 and writes >= 20, "no progress: %s" % seen[limit]
-        assert len(with_reads) >= 20, "too few writes issued beside reads: %s" % seen[limit]
-        ac_util.assert_idle_and_balanced(dev)
-    lim, ctl = seen[2], seen[NO_LIMIT]
+    lim = writes_beside_reads(dev, "write_inflight", 2, 2)
+    ctl = writes_beside_reads(dev, "write_inflight", NO_LIMIT, 2)
     # blk-mq may issue a write AC handed out just before a read came, and the
     # two CPUs' events interleave: a few percent of exceptions
     assert lim["over"] <= 0.05 * lim["with_reads"], \
@@ -254,38 +258,17 @@ def test_read_lat_ms_sets_the_bound(lat_dev):
     trace; the writer makes progress under both."""
     dev = lat_dev
     assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
-    jobs = readers_beside_writer(dev, 1, 16, 4)
-    seen = {}
-    for target in (1, 1000):
-        assert ac_util.set_tunable(dev, "read_lat_ms", target) == 0
-        held0 = ac_util.stats(dev)["writes_held"]
-        with BlockTrace(dev, completions=True) as tr:
-            data = fio(jobs, name="readlat%d" % target)
-        tr.dump("latency-read-lat-%d" % target)
-        assert tr.dropped == 0
-        st = ac_util.state(dev)
-        occ = device_occupancy(tr.events)
-        with_reads = [w for r, w in occ if r > 0]
-        seen[target] = dict(
-            reads=sum(j["read"]["total_ios"] for j in data["jobs"]),
-            writes=by_name(data)["writer"]["write"]["total_ios"],
-            with_reads=len(with_reads), peak=max(with_reads or [0]),
-            over=sum(1 for w in with_reads if w > 1),
-            held=ac_util.stats(dev)["writes_held"] - held0,
-            ceiling=st["read_ceiling"], limit=st["write_limit"])
-        print("read_lat_ms %d: %s" % (target, seen[target]))
-        assert seen[target]["reads"] >= 50 and seen[target]["writes"] >= 20, seen[target]
-        assert len(with_reads) >= 20, "too few writes issued beside reads: %s" % seen[target]
-        ac_util.assert_idle_and_balanced(dev)
-    unmet, met = seen[1], seen[1000]
+    unmet = writes_beside_reads(dev, "read_lat_ms", 1, 1)
+    met = writes_beside_reads(dev, "read_lat_ms", 1000, 1)
+    assert ac_util.set_tunable(dev, "read_lat_ms", 0) == 0
     # as in test_write_inflight_bounds_writes_at_the_device: a few percent
     # of exceptions from events of two CPUs interleaving
-    assert unmet["ceiling"] == 1 and unmet["held"] > 0, unmet
+    assert unmet["state"]["read_ceiling"] == 1 and unmet["held"] > 0, unmet
     assert unmet["over"] <= 0.05 * unmet["with_reads"], \
         "more than 1 write at the device beside reads: %s" % unmet
-    assert met["ceiling"] >= met["limit"] and met["ceiling"] > 1, met
+    st = met["state"]
+    assert st["read_ceiling"] >= st["write_limit"] and st["read_ceiling"] > 1, met
     assert met["peak"] >= 2 and met["over"] >= 0.2 * met["with_reads"], met
-    assert ac_util.set_tunable(dev, "read_lat_ms", 0) == 0
     record_counts("latency_read_lat_ms", unmet=unmet, met=met)
 
 
