@@ -640,7 +640,7 @@ void ac_admit_reads(struct ac_admit *a, u32 late, u32 max)
 
 	if (late * 10 > AC_ADMIT_READS)
 		a->ceiling = from / 2 ? from / 2 : 1;
-	else if (late * 32 <= AC_ADMIT_READS && a->ceiling < max)
+	else if (late <= 1 && a->ceiling < max)
 		a->ceiling++;
 }
 
