@@ -126,17 +126,22 @@ def test_reads_spread_over_channels(order_env):
         "ac issued two reads in a row to one channel while another channel " \
         "had reads waiting in %d of %d pairs: %s" % (
             ac["eligible"] - ac["eligible_differ"], ac["eligible"], ac)
-    # The control: the load does not spread itself.  mq-deadline's sector
-    # order and none's arrival order both repeat channels on this load.
+    # The controls: the load does not spread itself.  mq-deadline's sector
+    # order repeats channels.  In arrival order (none) a pair changes
+    # channel 1 - 88/256 = 0.66 of the time if the two jobs' reads come
+    # in at random, and at most 1 - 1/8 = 0.875 if they strictly
+    # alternate (the whole-device job lands on channel 0 one read in 8);
+    # how much they alternate depends on the guest's speed.
     dl = results["mq-deadline"]
     assert dl["eligible"] >= 300 and dl["eligible_frac"] < 0.5, dl
-    assert results["none"]["pairs"] >= 300, results["none"]
-    assert results["none"]["differ_frac"] < 0.8, results["none"]
-    assert ac["differ_frac"] > results["none"]["differ_frac"] + 0.1
+    none = results["none"]
+    assert none["pairs"] >= 300, none
+    assert none["differ_frac"] < 0.9, none
+    assert ac["eligible_frac"] > none["differ_frac"], (ac, none)
     record_counts("order_reads", reads_traced=ac["issued"], pairs=ac["eligible"],
                   ac_frac=round(ac["eligible_frac"], 4),
                   deadline_frac=round(dl["eligible_frac"], 4),
-                  none_differ=round(results["none"]["differ_frac"], 4))
+                  none_differ=round(none["differ_frac"], 4))
 
 
 @primary_kernel_only
