@@ -116,11 +116,6 @@ static u64 ac_capacity(struct ac_data *ad)
 	return ad->q->disk ? get_capacity(ad->q->disk) : 0;
 }
 
-static u32 ac_unit_of(struct ac_data *ad, sector_t pos)
-{
-	return ac_map_unit(&ad->map, pos);
-}
-
 static bool ac_deadline_before(struct rb_node *a, const struct rb_node *b)
 {
 	return time_before64(rb_entry_rq(a)->fifo_time,
@@ -299,8 +294,8 @@ void ac_regroup(struct ac_data *ad)
 	for (type = 0; type < AC_NR_TYPES; type++) {
 		list_for_each_entry(rq, &ad->fifo[type], queuelist) {
 			RB_CLEAR_NODE(&rq->rb_node);
-			ac_subqueue_add(ad, rq, ac_unit_of(ad, blk_rq_pos(rq)),
-					type);
+			unit = ac_map_unit(&ad->map, blk_rq_pos(rq));
+			ac_subqueue_add(ad, rq, unit, type);
 		}
 	}
 }
@@ -350,14 +345,14 @@ static struct request *ac_hashed_ending_at(struct request_queue *q,
  * Whether the core may merge inserted @rq behind a queued request.  The
  * core finds the request ending where @rq starts without asking us, then
  * goes on merging with the one ending where that one starts, and so on:
- * allow it only while the whole chain stays in the channel of the sector
+ * allow it only while the whole chain stays in the unit of the sector
  * before @rq.
  */
 static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 {
 	sector_t pos = blk_rq_pos(rq);
 	struct request *prev;
-	u32 chan;
+	u32 unit;
 	int n;
 
 	if (!ac_channel_bound(rq))
@@ -365,7 +360,7 @@ static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 	prev = ac_hashed_ending_at(ad->q, pos);
 	if (!prev || !ac_map_append_ok(&ad->map, pos, blk_rq_sectors(rq)))
 		return false;
-	chan = ac_unit_of(ad, pos - 1);
+	unit = ac_map_unit(&ad->map, pos - 1);
 	for (n = 0; n < AC_MERGE_CHAIN; n++) {
 		pos = blk_rq_pos(prev);
 		if (!pos)
@@ -373,7 +368,7 @@ static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
 		prev = ac_hashed_ending_at(ad->q, pos);
 		if (!prev)
 			return true;
-		if (ac_unit_of(ad, pos - 1) != chan)
+		if (ac_map_unit(&ad->map, pos - 1) != unit)
 			return false;
 	}
 	return false;
@@ -439,7 +434,7 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 	rq->fifo_time = ac_deadline_now(ad, type);
 	ac_rq_set_flags(rq, ac_rq_flags(rq) | AC_RQ_SORTED);
 	list_add_tail(&rq->queuelist, &ad->fifo[type]);
-	ac_subqueue_add(ad, rq, ac_unit_of(ad, blk_rq_pos(rq)), type);
+	ac_subqueue_add(ad, rq, ac_map_unit(&ad->map, blk_rq_pos(rq)), type);
 	if (rq_mergeable(rq)) {
 		elv_rqhash_add(q, rq);
 		if (!q->last_merge)
@@ -786,7 +781,7 @@ static struct request *ac_dispatch_request(struct blk_mq_hw_ctx *hctx)
 		ad->stats.head_dispatched++;
 		/* at the device like any other, though not held back */
 		if (ac_rq_flags(rq) & AC_RQ_INSERTED)
-			ac_count_out(ad, rq, ac_unit_of(ad, blk_rq_pos(rq)));
+			ac_count_out(ad, rq, ac_map_unit(&ad->map, blk_rq_pos(rq)));
 	} else {
 		rq = ac_dispatch_sorted(ad);
 	}
@@ -889,7 +884,7 @@ static int ac_request_merge(struct request_queue *q, struct request **merged,
 {
 	struct ac_data *ad = ac_queue_data(q);
 	sector_t end = bio_end_sector(bio);
-	u32 unit = ac_unit_of(ad, end);
+	u32 unit = ac_map_unit(&ad->map, end);
 	enum ac_type type;
 	struct request *rq;
 
@@ -925,7 +920,7 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 	if (kind != ELEVATOR_FRONT_MERGE || !(ac_rq_flags(rq) & AC_RQ_SORTED))
 		return;
 	/* it may start in another unit now, or elsewhere in its tree */
-	unit = ac_unit_of(ad, blk_rq_pos(rq));
+	unit = ac_map_unit(&ad->map, blk_rq_pos(rq));
 	type = ac_rq_type(rq);
 	if (unit != ac_rq_unit(rq)) {
 		ac_subqueue_del(ad, rq);

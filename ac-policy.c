@@ -9,6 +9,10 @@
 #ifdef __KERNEL__
 #include <linux/bitops.h>
 #include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#else
+#include <string.h>
 #endif
 
 #include "ac-policy.h"
@@ -35,11 +39,6 @@ static u32 ac_mod64(u64 dividend, u32 divisor)
 	return rem;
 }
 
-static u32 ac_at_least_one(u32 v)
-{
-	return v ? v : 1;
-}
-
 static u32 ac_chan_of(const struct ac_policy *p, u32 unit)
 {
 	return unit % p->nr_channels;
@@ -55,12 +54,6 @@ static u32 ac_chan_writes(const struct ac_policy *p, u32 c)
 	return p->chan[c].writes[0] + p->chan[c].writes[1];
 }
 
-/* Index of write type @type in ac_channel.writes[]. */
-static u32 ac_wi(enum ac_type type)
-{
-	return type == AC_WRITE_SYNC ? 0 : 1;
-}
-
 /* Sync before async. */
 static enum ac_type ac_want(const struct ac_policy *p, enum ac_type sync,
 			    enum ac_type async)
@@ -68,20 +61,8 @@ static enum ac_type ac_want(const struct ac_policy *p, enum ac_type sync,
 	return p->queued[sync] ? sync : async;
 }
 
-static struct ac_pick ac_make_pick(enum ac_pick_kind kind, enum ac_type type,
-				   u32 unit)
-{
-	struct ac_pick pick = { .kind = kind, .type = type, .unit = unit };
-
-	return pick;
-}
-
-static struct ac_pick ac_capped_pick(void)
-{
-	struct ac_pick pick = { .kind = AC_PICK_NONE, .capped = true };
-
-	return pick;
-}
+#define AC_PICK(_kind, _type, _unit) \
+	((struct ac_pick){ .kind = (_kind), .type = (_type), .unit = (_unit) })
 
 static bool ac_in_proc(const struct ac_policy *p, u32 u)
 {
@@ -110,36 +91,21 @@ void ac_policy_init(struct ac_policy *p, u32 nr_channels)
 
 void ac_policy_regroup(struct ac_policy *p, u32 nr_channels)
 {
-	u32 i, w;
-
-	p->nr_channels = ac_at_least_one(nr_channels);
-	if (p->nr_channels > AC_MAX_CHANNELS)
-		p->nr_channels = AC_MAX_CHANNELS;
-	p->dies_per_channel = ac_at_least_one(p->dies_per_channel);
-	if (p->dies_per_channel > AC_MAX_DIES)
-		p->dies_per_channel = AC_MAX_DIES;
-	if (p->dies_per_channel * p->nr_channels > AC_MAX_UNITS)
-		p->dies_per_channel = AC_MAX_UNITS / p->nr_channels;
+	p->nr_channels = clamp(nr_channels, 1U, AC_MAX_CHANNELS);
+	p->dies_per_channel = clamp(p->dies_per_channel, 1U,
+				    min(AC_MAX_DIES, AC_MAX_UNITS / p->nr_channels));
 	p->units = p->nr_channels * p->dies_per_channel;
 
-	for (i = 0; i < AC_MAX_UNITS; i++)
-		p->unit[i] = (struct ac_unit){ 0 };
-	for (i = 0; i < AC_MAX_CHANNELS; i++)
-		p->chan[i] = (struct ac_channel){ 0 };
-	for (i = 0; i < AC_NR_TYPES; i++) {
-		p->queued[i] = 0;
-		for (w = 0; w < AC_UNIT_WORDS; w++)
-			p->queued_units[i][w] = 0;
-	}
+	memset(p->unit, 0, sizeof(p->unit));
+	memset(p->chan, 0, sizeof(p->chan));
+	memset(p->queued, 0, sizeof(p->queued));
+	memset(p->queued_units, 0, sizeof(p->queued_units));
 	p->proc = AC_NONE;
 	p->batch_writes = 0;
 	p->phase_left = 0;
-	if (p->last_read >= p->units)
-		p->last_read = p->units - 1;
-	if (p->last_write >= p->nr_channels)
-		p->last_write = p->nr_channels - 1;
-	if (p->last_write_unit >= p->units)
-		p->last_write_unit = p->units - 1;
+	p->last_read = min(p->last_read, p->units - 1);
+	p->last_write = min(p->last_write, p->nr_channels - 1);
+	p->last_write_unit = min(p->last_write_unit, p->units - 1);
 }
 
 static void ac_end_batch(struct ac_policy *p, u8 wflag)
@@ -155,7 +121,7 @@ static void ac_take(struct ac_policy *p, u32 u, enum ac_type type)
 		p->queued_units[type][u / 64] &= ~(1ULL << (u % 64));
 	p->queued[type]--;
 	if (ac_type_is_write(type))
-		p->chan[ac_chan_of(p, u)].writes[ac_wi(type)]--;
+		p->chan[ac_chan_of(p, u)].writes[type - AC_WRITE_SYNC]--;
 }
 
 /* A read left unit @u: @served by a dispatch, or removed. */
@@ -181,7 +147,7 @@ static void ac_left_write(struct ac_policy *p, u32 c, bool served)
 	if (!served || p->proc != (int)c)
 		return;
 	/* one channel cannot hold the write path for ever */
-	if (++p->batch_writes >= ac_at_least_one(p->write_batch))
+	if (++p->batch_writes >= max(p->write_batch, 1U))
 		ac_end_batch(p, AC_W_PEND);
 }
 
@@ -196,7 +162,7 @@ void ac_policy_add(struct ac_policy *p, u32 u, enum ac_type type)
 	if (ac_type_is_write(type)) {
 		struct ac_channel *chan = &p->chan[ac_chan_of(p, u)];
 
-		chan->writes[ac_wi(type)]++;
+		chan->writes[type - AC_WRITE_SYNC]++;
 		if (chan->wflag == AC_W_ZERO)
 			chan->wflag = AC_W_PEND;
 	} else if (unit->rflag == AC_R_ZERO) {
@@ -241,7 +207,7 @@ void ac_policy_dispatched(struct ac_policy *p, u32 u, enum ac_type type,
 static bool ac_writes_starving(const struct ac_policy *p)
 {
 	return ac_policy_dir_queued(p, AC_DIR_WRITE) &&
-	       p->starved >= ac_at_least_one(p->writes_starved);
+	       p->starved >= max(p->writes_starved, 1U);
 }
 
 /* Choose the direction of a new phase; something is queued. */
@@ -257,7 +223,7 @@ static void ac_phase_start(struct ac_policy *p)
 		p->dir = AC_DIR_WRITE;
 		p->starved = 0;
 	}
-	p->phase_left = ac_at_least_one(p->fifo_batch);
+	p->phase_left = max(p->fifo_batch, 1U);
 }
 
 static bool ac_head_late(const struct ac_policy *p,
@@ -468,16 +434,16 @@ static struct ac_pick ac_pick_read(struct ac_policy *p)
 			u = AC_UNITS_HELD;
 	}
 	if (u == AC_UNITS_HELD)
-		return ac_capped_pick();
+		return (struct ac_pick){ .kind = AC_PICK_NONE, .capped = true };
 	if (u < 0)
-		return ac_make_pick(AC_PICK_NONE, type, 0);
+		return AC_PICK(AC_PICK_NONE, type, 0);
 	if (ac_in_proc(p, u))
 		p->stats.proc_fallbacks++;
 	if (ac_occ_reads(p->occ, u))
 		p->stats.reads_busy++;
 	else
 		p->stats.reads_idle++;
-	return ac_make_pick(AC_PICK_UNIT, type, u);
+	return AC_PICK(AC_PICK_UNIT, type, u);
 }
 
 /* The next PEND channel with writes of @type after last_write, or -1. */
@@ -487,12 +453,12 @@ static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 
 	for (i = 1; i <= nr; i++) {
 		c = (p->last_write + i) % nr;
-		if (p->chan[c].writes[ac_wi(type)] &&
+		if (p->chan[c].writes[type - AC_WRITE_SYNC] &&
 		    p->chan[c].wflag == AC_W_PEND)
 			return c;
 	}
 	for (c = 0; c < nr; c++)
-		if (p->chan[c].writes[ac_wi(type)])
+		if (p->chan[c].writes[type - AC_WRITE_SYNC])
 			return c;
 	return AC_NONE;
 }
@@ -537,11 +503,11 @@ static struct ac_pick ac_pick_write(struct ac_policy *p)
 	if (p->proc < 0) {
 		c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
 		if (c < 0)
-			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
+			return AC_PICK(AC_PICK_NONE, AC_WRITE_SYNC, 0);
 		ac_make_proc(p, c);
 	}
 	u = ac_write_in(p, p->proc, &type);
-	return ac_make_pick(AC_PICK_UNIT, type, u);
+	return AC_PICK(AC_PICK_UNIT, type, u);
 }
 
 /* The pick of @dir; if caps hold every read, a write. */
@@ -564,7 +530,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	int type;
 
 	if (!ac_policy_queued(p))
-		return ac_make_pick(AC_PICK_NONE, AC_READ_SYNC, 0);
+		return AC_PICK(AC_PICK_NONE, AC_READ_SYNC, 0);
 
 	if (heads && ac_policy_dies(p)) {
 		for (type = 0; type < AC_NR_TYPES; type++) {
@@ -580,7 +546,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 		/* write_inflight: the device holds enough writes */
 		p->stats.writes_held++;
 		if (!ac_policy_dir_queued(p, AC_DIR_READ))
-			return ac_make_pick(AC_PICK_NONE, AC_WRITE_SYNC, 0);
+			return AC_PICK(AC_PICK_NONE, AC_WRITE_SYNC, 0);
 		pick = ac_pick_read(p);
 	} else {
 		if (p->phase_left && !ac_policy_dir_queued(p, p->dir))
@@ -590,7 +556,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			type = ac_find_expired(p, heads, now);
 			ac_phase_start(p);
 			if (type >= 0)
-				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+				return AC_PICK(AC_PICK_EXPIRED, type, 0);
 		} else if (ac_policy_dies(p)) {
 			/*
 			 * Occupancy reorders reads far more than the read
@@ -599,19 +565,14 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 			 */
 			if (ac_expired(p, heads, AC_READ_SYNC, now)) {
 				p->stats.sync_read_expired++;
-				return ac_make_pick(AC_PICK_EXPIRED,
-						    AC_READ_SYNC, 0);
+				return AC_PICK(AC_PICK_EXPIRED, AC_READ_SYNC, 0);
 			}
-			type = AC_NONE;
-			if (p->dir == AC_DIR_WRITE &&
-			    ac_expired(p, heads, AC_WRITE_SYNC, now))
-				type = AC_WRITE_SYNC;
-			else if (p->dir == AC_DIR_WRITE &&
-				 ac_expired(p, heads, AC_WRITE_ASYNC, now))
-				type = AC_WRITE_ASYNC;
-			if (type >= 0) {
-				p->stats.write_expired++;
-				return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+			for (type = AC_WRITE_SYNC; p->dir == AC_DIR_WRITE &&
+			     type <= AC_WRITE_ASYNC; type++) {
+				if (ac_expired(p, heads, type, now)) {
+					p->stats.write_expired++;
+					return AC_PICK(AC_PICK_EXPIRED, type, 0);
+				}
 			}
 		}
 		pick = ac_pick_dir(p, p->dir);
@@ -623,7 +584,7 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 	type = ac_find_expired(p, heads, now);
 	if (type >= 0) {
 		p->stats.cap_expired++;
-		return ac_make_pick(AC_PICK_EXPIRED, type, 0);
+		return AC_PICK(AC_PICK_EXPIRED, type, 0);
 	}
 	p->stats.cap_holds++;
 	return pick;
@@ -634,23 +595,20 @@ void ac_admit_init(struct ac_admit *a)
 	*a = (struct ac_admit){ .limit = 1, .ceiling = 1 };
 }
 
-void ac_admit_reads(struct ac_admit *a, u32 late, u32 max)
+void ac_admit_reads(struct ac_admit *a, u32 late, u32 slots)
 {
-	u32 from = a->ceiling < a->limit ? a->ceiling : a->limit;
-
 	if (late * 10 > AC_ADMIT_READS)
-		a->ceiling = from / 2 ? from / 2 : 1;
-	else if (late <= 1 && a->ceiling < max)
+		a->ceiling = max(min(a->ceiling, a->limit) / 2, 1U);
+	else if (late <= 1 && a->ceiling < slots)
 		a->ceiling++;
 }
 
 void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
-		     u32 max)
+		     u32 slots)
 {
 	u32 busy16, queued16, ratio16;
 
-	if (!lat_us)
-		lat_us = 1;
+	lat_us = max(lat_us, 1U);
 	if (a->probe) {
 		if (!a->probe_us || lat_us < a->probe_us)
 			a->probe_us = lat_us;
@@ -670,15 +628,12 @@ void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
 		a->limit++;
 	else if (queued16 > 16 && ratio16 > 20)
 		a->limit = (busy16 + 8) / 16;
-	if (a->limit > max)
-		a->limit = max;
-	if (!a->limit)
-		a->limit = 1;
+	a->limit = max(min(a->limit, slots), 1U);
 
 	if (++a->windows >= AC_ADMIT_PROBE_EVERY) {
 		a->windows = 0;
 		a->saved = a->limit;
-		a->limit = a->limit / 2 ? a->limit / 2 : 1;
+		a->limit = max(a->limit / 2, 1U);
 		a->probe = 2;
 		a->probe_us = 0;
 	}
@@ -686,9 +641,9 @@ void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
 
 void ac_map_prepare(struct ac_map *m)
 {
-	m->nr = ac_at_least_one(m->nr_channels);
-	m->nr_dies = ac_at_least_one(m->dies);
-	m->stripe_sectors = ac_at_least_one(m->stripe_sectors);
+	m->nr = max(m->nr_channels, 1U);
+	m->nr_dies = max(m->dies, 1U);
+	m->stripe_sectors = max(m->stripe_sectors, 1U);
 	m->per_chan = div64_u64(m->capacity, m->nr);
 	m->per_die = div64_u64(m->per_chan, m->nr_dies);
 }

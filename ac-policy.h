@@ -15,10 +15,10 @@
 #include "ac-user-types.h"
 #endif
 
-#define AC_MAX_CHANNELS		64
-#define AC_MAX_DIES		64
+#define AC_MAX_CHANNELS		64U
+#define AC_MAX_DIES		64U
 /* Units (dies) in all: a request stores its unit in 8 bits. */
-#define AC_MAX_UNITS		256
+#define AC_MAX_UNITS		256U
 #define AC_UNIT_WORDS		(AC_MAX_UNITS / 64)
 
 enum ac_type {
@@ -244,20 +244,20 @@ static inline u32 ac_admit_window(const struct ac_admit *a)
 /*
  * One window: mean latency @lat_us, mean writes at the device @held16 in
  * sixteenths, whether the bound held writes back (@blocked), and the
- * ceiling @max (the device's command slots).
+ * ceiling @slots (the device's command slots).
  */
 void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
-		     u32 max);
+		     u32 slots);
 
 /*
  * A read-latency target (read_lat_ms) caps the bound with a ceiling: a
  * window of AC_ADMIT_READS sync reads with more than one in ten @late
  * halves the bound, one with at most one late lets the ceiling grow by
- * one, to @max.
+ * one, to @slots.
  */
 #define AC_ADMIT_READS	32
 
-void ac_admit_reads(struct ac_admit *a, u32 late, u32 max);
+void ac_admit_reads(struct ac_admit *a, u32 late, u32 slots);
 
 /*
  * Where sectors live.  Stripe: chunk k = sector / stripe is on channel

@@ -52,6 +52,11 @@ static inline unsigned long __ffs64(u64 word)
 	return (unsigned long)__builtin_ctzll(word);
 }
 
+/* linux/minmax.h's, without its type checks */
+#define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define clamp(v, lo, hi)	min(max(v, lo), hi)
+
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 /* the kernel's, from compiler_types.h (glibc's sys/cdefs.h may have it) */

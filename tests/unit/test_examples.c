@@ -594,7 +594,7 @@ static void test_regroup(void)
 	CHECK_EQ(p.phase_left, 0);
 	CHECK(p.last_read < 4 && p.last_write < 4);
 	CHECK_EQ(ac_policy_queued(&p), 0);
-	for (i = 0; i < AC_MAX_CHANNELS; i++) {
+	for (i = 0; i < (int)AC_MAX_CHANNELS; i++) {
 		CHECK_EQ(p.unit[i].rflag, AC_R_ZERO);
 		CHECK_EQ(p.chan[i].wflag, AC_W_ZERO);
 		CHECK_EQ(p.unit[i].nr[RS] + p.unit[i].nr[WS], 0);

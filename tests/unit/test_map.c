@@ -127,7 +127,7 @@ static void test_always_below_nr(void)
 			  (unsigned long long)capacity, st, r);
 	}
 	/* range is monotonic in the sector */
-	for (j = 1; j <= AC_MAX_CHANNELS; j++) {
+	for (j = 1; j <= (int)AC_MAX_CHANNELS; j++) {
 		for (k = 0; k < ns; k++) {
 			u32 prev = 0;
 
