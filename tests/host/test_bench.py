@@ -1473,3 +1473,22 @@ def test_the_device_write_bandwidth_is_sampled():
                (3.0, 3, 6, 30, 500, 260), (4.0, 4, 8, 40, 700, 360), (5.0, 5, 10, 40, 700, 360)]
     w = gb.cpu_window(samples, 0)
     assert w["bytes"] == (500 - 100) * 512 and w["write_bytes"] == (260 - 60) * 512
+
+
+def test_fit_files_shrinks_files_to_a_small_device():
+    """Buffered workloads on the 128 MiB ftl device: the files get equal
+    shares of 3/4 of it, and the fio variables that gave their sizes follow;
+    on a device they fit, nothing changes."""
+    gb = load_script("guest-bench")
+    bd = load_script("benchdefs.py")
+    w = bd.WORKLOADS["readsunderwrites"]
+    files, env = gb.fit_files(w, 128 << 20)
+    assert files == [("reader.dat", 48), ("writer.dat", 48)]
+    assert env["FILESIZE"] == "48m" and env["WFILESIZE"] == "48m"
+    assert env["READERS"] == w["env"]["READERS"]
+    assert w["files"] == [("reader.dat", bd.FILE_MB), ("writer.dat", bd.WRITER_FILE_MB)]
+    files, env = gb.fit_files(w, 4 << 30)
+    assert files == w["files"] and env == w["env"]
+    # streams4-buffered's four files did not fit ssdsim-stripe's 2 GiB
+    files, env = gb.fit_files(bd.WORKLOADS["streams4-buffered"], 2 << 30)
+    assert [mb for _, mb in files] == [384] * 4 and env["FILESIZE"] == "384m"
