@@ -43,8 +43,9 @@
 #define AC_RQ_INSERTED	BIT(0)	/* counted in stats.inserted */
 #define AC_RQ_SORTED	BIT(1)	/* queued: on a FIFO and a sub-queue */
 #define AC_RQ_OUT	BIT(2)	/* at the device: in occ.total */
-#define AC_RQ_READ	BIT(3)	/* ... as a read at its unit, else a write */
+#define AC_RQ_READ	BIT(3)	/* ... as a read, else a write */
 #define AC_RQ_TIMED	BIT(4)	/* timed: for admission, or read_lat_ms */
+#define AC_RQ_AT_UNIT	BIT(5)	/* ... counted at its unit */
 #define AC_RQ_UNIT_SHIFT	8
 #define AC_RQ_UNIT_MASK		(0xffUL << AC_RQ_UNIT_SHIFT)
 #define AC_RQ_TYPE_BITS	2
@@ -567,17 +568,24 @@ static bool ac_writes_held(struct ac_data *ad)
 /*
  * @rq leaves for the device at @unit: count it until it completes or
  * comes back.  The unit is stored in the request, so the count is undone
- * exactly whatever the layout is by then.
+ * exactly whatever the layout is by then.  A read over several dies is
+ * counted at none: no one die's count says when it ends.
  */
 static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 {
 	unsigned long flags = ac_rq_flags(rq) | AC_RQ_OUT;
+	sector_t last;
 	u32 held;
 
 	atomic_inc(&ad->occ.total);
 	if (req_op(rq) == REQ_OP_READ) {
-		atomic_inc(&ad->occ.reads[unit]);
-		flags |= AC_RQ_READ | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
+		flags |= AC_RQ_READ;
+		last = blk_rq_pos(rq) + max(blk_rq_sectors(rq), 1U) - 1;
+		if (!ac_policy_dies(&ad->policy) ||
+		    ac_map_unit(&ad->map, last) == unit) {
+			atomic_inc(&ad->occ.reads[unit]);
+			flags |= AC_RQ_AT_UNIT | ((unsigned long)unit << AC_RQ_UNIT_SHIFT);
+		}
 		if (ad->read_lat_ms && rq_is_sync(rq)) {
 			rq->elv.priv[1] = (void *)ac_clock();
 			flags |= AC_RQ_TIMED;
@@ -621,15 +629,15 @@ static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 				     &ad->admit_done);
 		}
 	}
-	if (flags & AC_RQ_READ) {
+	if (flags & AC_RQ_AT_UNIT)
 		atomic_dec(&ad->occ.reads[unit]);
+	if (flags & AC_RQ_READ)
 		WRITE_ONCE(ad->last_read_done, jiffies);
-	} else {
+	else
 		atomic_dec(&ad->writes_out);
-	}
 	atomic_dec(&ad->occ.total);
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_OUT | AC_RQ_READ | AC_RQ_TIMED |
-				      AC_RQ_UNIT_MASK));
+				      AC_RQ_AT_UNIT | AC_RQ_UNIT_MASK));
 	/* the counts before the flags: pairs with dispatch's smp_mb() */
 	smp_mb__after_atomic();
 	if (READ_ONCE(ad->writes_waiting)) {
