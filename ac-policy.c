@@ -21,15 +21,6 @@
 /* No unit to take a read from, and caps passed some over. */
 #define AC_UNITS_HELD		(-2)
 
-/* Deadline check order: reads first, unless writes are starved. */
-static const enum ac_type ac_order_reads_first[AC_NR_TYPES] = {
-	AC_READ_SYNC, AC_READ_ASYNC, AC_WRITE_SYNC, AC_WRITE_ASYNC,
-};
-
-static const enum ac_type ac_order_writes_first[AC_NR_TYPES] = {
-	AC_WRITE_SYNC, AC_WRITE_ASYNC, AC_READ_SYNC, AC_READ_ASYNC,
-};
-
 /* The remainder of a 64-bit division by a 32-bit divisor. */
 static u32 ac_mod64(u64 dividend, u32 divisor)
 {
@@ -67,13 +58,6 @@ static enum ac_type ac_want(const struct ac_policy *p, enum ac_type sync,
 static bool ac_in_proc(const struct ac_policy *p, u32 u)
 {
 	return p->proc >= 0 && ac_chan_of(p, u) == (u32)p->proc;
-}
-
-/* Whether unit_depth holds reads back from unit @u. */
-static bool ac_capped(const struct ac_policy *p, u32 u)
-{
-	return ac_policy_dies(p) && p->unit_depth &&
-	       ac_occ_reads(p->occ, u) >= p->unit_depth;
 }
 
 void ac_policy_init(struct ac_policy *p, u32 nr_channels)
@@ -245,7 +229,8 @@ static bool ac_head_held(const struct ac_policy *p,
 {
 	u32 u = heads->unit[type];
 
-	return !ac_type_is_write(type) && u < p->units && ac_capped(p, u);
+	return !ac_type_is_write(type) && u < p->units && ac_policy_dies(p) &&
+	       p->unit_depth && ac_occ_reads(p->occ, u) >= p->unit_depth;
 }
 
 static bool ac_expired(const struct ac_policy *p,
@@ -256,18 +241,15 @@ static bool ac_expired(const struct ac_policy *p,
 	       !ac_head_held(p, heads, type);
 }
 
-/* The first late head, in the order of the moment, that may go; or -1. */
+/* The first late head that may go, reads first unless writes starve; or -1. */
 static int ac_find_expired(const struct ac_policy *p,
 			   const struct ac_fifo_heads *heads, u64 now)
 {
-	const enum ac_type *order = ac_order_reads_first;
-	int i;
+	int first = ac_writes_starving(p) ? AC_WRITE_SYNC : AC_READ_SYNC, i;
 
-	if (ac_writes_starving(p))
-		order = ac_order_writes_first;
-	for (i = 0; i < AC_NR_TYPES; i++)
-		if (ac_expired(p, heads, order[i], now))
-			return order[i];
+	for (i = first; i < first + AC_NR_TYPES; i++)
+		if (ac_expired(p, heads, i % AC_NR_TYPES, now))
+			return i % AC_NR_TYPES;
 	return AC_NONE;
 }
 
@@ -300,15 +282,6 @@ static void ac_new_round(struct ac_policy *p)
 }
 
 /*
- * Whether unit @u was served this round: END, or the unit that got the
- * last read (never two in a row while another unit has reads).
- */
-static bool ac_read_served(const struct ac_policy *p, u32 u)
-{
-	return p->unit[u].rflag != AC_R_PEND || u == p->last_read;
-}
-
-/*
  * Rank of unit @u as a read's target, lower is better, most significant
  * first: idle before busy; fewer reads at the device; not PROC; not served
  * this round; rotation after last_read.  With nothing at the device this
@@ -328,7 +301,8 @@ static u32 ac_read_rank(const struct ac_policy *p, u32 u, u32 occ)
 		rank |= AC_RANK_BUSY | (occ < 255 ? occ : 255) << AC_RANK_OCC;
 	if (ac_in_proc(p, u))
 		rank |= AC_RANK_PROC;
-	if (ac_read_served(p, u))
+	/* served: END, or last_read (not twice in a row while others wait) */
+	if (p->unit[u].rflag != AC_R_PEND || u == p->last_read)
 		rank |= AC_RANK_SERVED;
 	return rank;
 }
@@ -463,16 +437,6 @@ static int ac_next_write(const struct ac_policy *p, enum ac_type type)
 	return AC_NONE;
 }
 
-/* Channel @c becomes PROC: a new write batch. */
-static void ac_make_proc(struct ac_policy *p, u32 c)
-{
-	p->chan[c].wflag = AC_W_PROC;
-	p->proc = c;
-	p->last_write = c;
-	p->batch_writes = 0;
-	p->stats.write_batches++;
-}
-
 /*
  * A write of channel @c, sync first: from its first die with such writes
  * in rotation after the last write's unit.  Never held: where the write is
@@ -504,23 +468,15 @@ static struct ac_pick ac_pick_write(struct ac_policy *p)
 		c = ac_next_write(p, ac_want(p, AC_WRITE_SYNC, AC_WRITE_ASYNC));
 		if (c < 0)
 			return AC_PICK(AC_PICK_NONE, AC_WRITE_SYNC, 0);
-		ac_make_proc(p, c);
+		/* a new write batch */
+		p->chan[c].wflag = AC_W_PROC;
+		p->proc = c;
+		p->last_write = c;
+		p->batch_writes = 0;
+		p->stats.write_batches++;
 	}
 	u = ac_write_in(p, p->proc, &type);
 	return AC_PICK(AC_PICK_UNIT, type, u);
-}
-
-/* The pick of @dir; if caps hold every read, a write. */
-static struct ac_pick ac_pick_dir(struct ac_policy *p, enum ac_dir dir)
-{
-	struct ac_pick pick;
-
-	if (dir == AC_DIR_WRITE)
-		return ac_pick_write(p);
-	pick = ac_pick_read(p);
-	if (pick.capped && ac_policy_dir_queued(p, AC_DIR_WRITE))
-		return ac_pick_write(p);
-	return pick;
 }
 
 struct ac_pick ac_policy_pick(struct ac_policy *p,
@@ -575,7 +531,11 @@ struct ac_pick ac_policy_pick(struct ac_policy *p,
 				}
 			}
 		}
-		pick = ac_pick_dir(p, p->dir);
+		pick = p->dir == AC_DIR_READ ? ac_pick_read(p) :
+					       ac_pick_write(p);
+		/* caps hold every read: a write */
+		if (pick.capped && ac_policy_dir_queued(p, AC_DIR_WRITE))
+			pick = ac_pick_write(p);
 	}
 	if (!pick.capped)
 		return pick;
