@@ -197,15 +197,7 @@ static void ac_fifo_place(struct ac_data *ad, struct request *rq,
 
 static u64 ac_deadline_now(struct ac_data *ad, enum ac_type type)
 {
-	return get_jiffies_64() + ad->expire_jiffies[type];
-}
-
-void ac_expire_update(struct ac_data *ad)
-{
-	enum ac_type type;
-
-	for (type = 0; type < AC_NR_TYPES; type++)
-		ad->expire_jiffies[type] = msecs_to_jiffies(ad->expire_ms[type]);
+	return get_jiffies_64() + msecs_to_jiffies(ad->expire_ms[type]);
 }
 
 /*
@@ -1061,7 +1053,6 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	ad->policy.occ = &ad->occ;
 	ac_admit_init(&ad->admit);
 	ac_tunables_init(ad);
-	ac_expire_update(ad);
 	spin_lock(&ad->lock);
 	ac_regroup(ad);
 	spin_unlock(&ad->lock);

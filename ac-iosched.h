@@ -76,7 +76,6 @@ struct ac_data {
 	struct ac_map map;
 
 	u32 expire_ms[AC_NR_TYPES];
-	unsigned long expire_jiffies[AC_NR_TYPES];
 	/*
 	 * Writes the device may hold while reads are about: write_inflight
 	 * if set, else admission's bound, under read_lat_ms's ceiling if
@@ -142,7 +141,6 @@ static inline enum ac_type ac_type_of(blk_opf_t opf)
 /* ac-iosched.c */
 u64 ac_percpu_sum(u64 __percpu *counter);
 void ac_regroup(struct ac_data *ad);
-void ac_expire_update(struct ac_data *ad);
 
 /* compat.c: the tag share of async requests, as each kernel limits it. */
 int ac_compat_init(void);

@@ -160,7 +160,6 @@ static ssize_t ac_tunable_store(struct elevator_queue *e,
 	ptr = ac_tunable_ptr(ad, t);
 	changed = *ptr != val;
 	WRITE_ONCE(*ptr, val);
-	ac_expire_update(ad);
 	if (changed && t->relayout) {
 		ad->stats.regroups++;
 		ac_regroup(ad);
