@@ -547,14 +547,29 @@ static u32 ac_write_limit(struct ac_data *ad)
 	return min(a->limit, a->ceiling);
 }
 
+/*
+ * Whether writes wait for the device, reads being about.  With admission's
+ * bound (write_inflight 0) and only async writes queued (writeback), they
+ * go in bursts: once one write of a burst has finished no more are sent
+ * until all have, and the next burst waits as long again as its last
+ * write took.  The dies then spend about half the time without programs,
+ * whatever the bound, for reads to meet none.
+ */
 static bool ac_writes_held(struct ac_data *ad)
 {
 	u32 out = atomic_read(&ad->writes_out);
+	bool held;
 
-	if (!out)
-		return false;
-	return out >= (ad->write_inflight ?: ac_write_limit(ad)) &&
-	       ac_reads_about(ad);
+	if (ad->write_inflight)
+		held = out >= ad->write_inflight;
+	else if (ad->policy.queued[AC_WRITE_SYNC])
+		/* someone waits for these writes too: no gaps */
+		held = out && out >= ac_write_limit(ad);
+	else if (!out)
+		held = time_before(jiffies, READ_ONCE(ad->writes_resume));
+	else
+		held = out >= ac_write_limit(ad) || READ_ONCE(ad->burst_closed);
+	return held && ac_reads_about(ad);
 }
 
 /*
@@ -584,6 +599,8 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
 		}
 	} else {
 		held = atomic_inc_return(&ad->writes_out);
+		if (held == 1)
+			WRITE_ONCE(ad->burst_closed, false);
 		if (req_op(rq) == REQ_OP_WRITE && !ad->write_inflight &&
 		    ac_reads_about(ad)) {
 			/* not queued now: priv[1] holds when it was sent */
@@ -603,7 +620,7 @@ static void ac_count_out(struct ac_data *ad, struct request *rq, u32 unit)
  */
 static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 {
-	unsigned long flags = ac_rq_flags(rq), lat;
+	unsigned long flags = ac_rq_flags(rq), lat = 0;
 	u32 unit = (flags & AC_RQ_UNIT_MASK) >> AC_RQ_UNIT_SHIFT;
 	bool late;
 
@@ -623,10 +640,16 @@ static void ac_count_back(struct ac_data *ad, struct request *rq, bool done)
 	}
 	if (flags & AC_RQ_AT_UNIT)
 		atomic_dec(&ad->occ.reads[unit]);
-	if (flags & AC_RQ_READ)
+	if (flags & AC_RQ_READ) {
 		WRITE_ONCE(ad->last_read_done, jiffies);
-	else
-		atomic_dec(&ad->writes_out);
+	} else {
+		/* a timed write ends its burst; the last one sets the gap */
+		if (lat)
+			WRITE_ONCE(ad->burst_closed, true);
+		if (atomic_dec_and_test(&ad->writes_out))
+			WRITE_ONCE(ad->writes_resume,
+				   jiffies + nsecs_to_jiffies((u64)lat << 10));
+	}
 	atomic_dec(&ad->occ.total);
 	ac_rq_set_flags(rq, flags & ~(AC_RQ_OUT | AC_RQ_READ | AC_RQ_TIMED |
 				      AC_RQ_AT_UNIT | AC_RQ_UNIT_MASK));
@@ -661,6 +684,15 @@ static void ac_arm_deadline(struct ac_data *ad,
 	if (any)
 		kblockd_mod_delayed_work_on(WORK_CPU_UNBOUND, &ad->deadline_work,
 					    first - now + 1);
+}
+
+/* Writes wait for a gap's end with nothing at the device: run us then. */
+static void ac_run_after_gap(struct ac_data *ad)
+{
+	long left = READ_ONCE(ad->writes_resume) - jiffies;
+
+	kblockd_mod_delayed_work_on(WORK_CPU_UNBOUND, &ad->deadline_work,
+				    max(left, 0L) + 1);
 }
 
 static void ac_deadline_work(struct work_struct *work)
@@ -730,11 +762,13 @@ static struct request *ac_dispatch_sorted(struct ac_data *ad)
 		}
 	}
 	if (pick.kind == AC_PICK_NONE && p->writes_held) {
-		/* only writes are queued, and they must wait for one to end */
+		/* only writes are queued: a write's end, or the gap's, runs us */
 		WRITE_ONCE(ad->writes_waiting, true);
 		smp_mb();	/* the flag before the count */
 		if (!ac_writes_held(ad))
 			blk_mq_run_hw_queues(ad->q, true);
+		else if (!atomic_read(&ad->writes_out))
+			ac_run_after_gap(ad);
 		return NULL;
 	}
 
@@ -1047,6 +1081,7 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	for (type = 0; type < AC_NR_TYPES; type++)
 		INIT_LIST_HEAD(&ad->fifo[type]);
 	ad->last_read_done = jiffies - AC_READ_GONE_JIFFIES;
+	ad->writes_resume = jiffies;
 	INIT_DELAYED_WORK(&ad->deadline_work, ac_deadline_work);
 
 	ac_policy_init(&ad->policy, 1);

@@ -108,6 +108,8 @@ struct ac_data {
 	atomic64_t admit_done;
 	atomic64_t read_done;
 	unsigned long last_read_done;	/* jiffies */
+	unsigned long writes_resume;	/* jiffies: the gap's end */
+	bool burst_closed;		/* a write of the burst has finished */
 	/* A pick found only held writes: the next write's end runs the queue. */
 	bool writes_waiting;
 	/* Caps held every queued request: the next completion runs the queue. */

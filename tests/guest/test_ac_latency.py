@@ -317,6 +317,50 @@ def test_write_admission_finds_the_device(channels, dies):
         ac_util.unload(check=False)
 
 
+def test_write_bursts_leave_dies_to_reads(small_dirty_limits):
+    """AC's defaults on an ftl device of 16 dies that holds 32 commands: two
+    sync readers (one read each outstanding) beside a buffered writer, whose
+    writeback reaches AC as async writes.  AC sends them in bursts, the
+    next one a gap after the last write of the one before, so the dies
+    spend part of the time without programs: at most half as large a share
+    of the reads meets a program on its die as with no bound on writes
+    (write_inflight NO_LIMIT, the control), and the readers complete more
+    reads.  Writeback keeps going (a fifth of the control's writes at the
+    device at least: the gaps trade its bandwidth for the readers'), and
+    nothing is left over."""
+    ac_util.load()
+    dev = su.load(capacity_mb=CAPACITY_MB, channels=8, dies=2, page_kb=4,
+                  mapping="ftl", queue_depth=32, time_scale=20, read_us=50,
+                  program_us=500, xfer_us=10)
+    try:
+        set_scheduler(dev, "ac")
+        write("/sys/block/%s/queue/wbt_lat_usec" % su.disk(dev), "0")
+        assert write("/sys/block/%s/queue/nr_requests" % su.disk(dev), "128") == 0
+        jobs = readers_beside_writer(dev, 1, 1, 5, "--direct=0")
+        got = {}
+        for limit in (NO_LIMIT, 0):
+            assert ac_util.set_tunable(dev, "write_inflight", limit) == 0
+            su.reset_stats(dev)
+            data = fio(jobs, name="bursts%d" % limit)
+            st = su.stats(dev)
+            reads = sum(j["read"]["total_ios"] for j in data["jobs"] if j["jobname"] != "writer")
+            got[limit] = dict(behind=round(st["reads_behind_program"] / max(st["reads"], 1), 3),
+                              reads=reads, writes=st["writes"])
+            sh("sync", timeout=120)
+            ac_util.assert_idle_and_balanced(dev)
+        print("no bound %s; AC %s" % (got[NO_LIMIT], got[0]))
+        assert got[NO_LIMIT]["behind"] > 0.2, got
+        assert got[0]["behind"] <= 0.5 * got[NO_LIMIT]["behind"], got
+        assert got[0]["reads"] > got[NO_LIMIT]["reads"], got
+        assert got[0]["writes"] >= 0.2 * got[NO_LIMIT]["writes"], got
+        record_counts("latency_write_bursts", **{"%s_%s" % ("ac" if k == 0 else "nolimit", n): v
+                                                  for k, d in got.items() for n, v in d.items()})
+    finally:
+        write("/sys/block/%s/queue/scheduler" % su.disk(dev), "none")
+        assert su.unload(), "ssdsim could not be unloaded"
+        ac_util.unload(check=False)
+
+
 def test_write_inflight_leaves_readers_that_fill_the_device(lat_dev):
     """Write admission guards a few sync readers, not readers that fill the
     device: with 32 reads outstanding against the device's 4 command slots
