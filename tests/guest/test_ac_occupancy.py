@@ -104,6 +104,33 @@ def test_unit_depth_bounds_die_occupancy(ssdsim, depth):
 
 
 @primary_kernel_only
+def test_spare_slots_take_one_read_past_the_cap(ssdsim):
+    """unit_spare on (the default), unit_depth 1: 64 random reads over 32
+    dies leave some dies with nothing queued, so when the caps hold every
+    queued read the device still has slots no idle die with reads waiting
+    could use.  A read then goes past its die's cap (cap_spare), by one at
+    most: never more than two commands at a die.  With unit_spare off the
+    same load never has two (test_unit_depth_bounds_die_occupancy)."""
+    dev = ssdsim(time_scale=SLOW_DEVICE)
+    matched(dev, 1, unit_spare=1)
+    ssd.reset_stats(dev)
+    before = ac_util.stats(dev)["cap_spare"]
+    data = randread(dev)
+    st = ssd.stats(dev)
+    s = ac_util.stats(dev)
+    ios = data["jobs"][0]["read"]["total_ios"]
+    print("unit_spare 1: %d reads, max_die_inflight %d, cap_spare %d, cap_holds %d"
+          % (ios, st["max_die_inflight"], s["cap_spare"] - before, s["cap_holds"]))
+    assert ios > 200
+    assert s["cap_spare"] > before, s
+    assert st["max_die_inflight"] <= 2, st["max_die_inflight"]
+    sh("sync")
+    ac_util.assert_idle_and_balanced(dev)
+    record_counts("unit_spare_random", reads=ios, max_die_inflight=st["max_die_inflight"],
+                  cap_spare=s["cap_spare"] - before)
+
+
+@primary_kernel_only
 @pytest.mark.parametrize("bs", ["64k", "128k"])
 def test_wide_reads_pass_the_cap(ssdsim, bs):
     """Sequential reads, unit_depth 1, unit_spare off.  A 64 KiB read at a
