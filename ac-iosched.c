@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC, the "Alleviate Conflict" I/O scheduler for SSDs: it maps each request
- * to a unit (a die of a channel) by its sector, spreads reads over idle
- * units, batches writes one channel at a time, serves reads before writes
- * without starving them, and gives every request a deadline.
- *
- * This file is the mechanism: each queued request is on the deadline FIFO
- * of its type and on the sub-queue of its unit and type; the decisions are
- * in ac-policy.c.  One lock per queue, as mq-deadline.  docs/ac-iosched.rst
- * describes the design.
+ * AC, the "Alleviate Conflict" I/O scheduler for SSDs.  Each queued request
+ * is on the deadline FIFO of its type and on the sub-queue of its unit (a
+ * die of a channel) and type; ac-policy.c decides what leaves next.  One
+ * lock per queue, as mq-deadline.  docs/ac-iosched.rst has the design.
  */
 #include "ac-compat.h"
 
@@ -20,7 +15,6 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
-#include <linux/percpu.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -51,12 +45,10 @@
 #define AC_RQ_TYPE_BITS	2
 
 /*
- * Reads are "about" for write admission while one is queued or at the
- * device, or finished this recently (a sync reader leaves gaps between its
- * reads that writes must not fill); not while more reads than a quarter of
- * the device's command slots (at least AC_FEW_READS) wait: such readers
- * keep the device busy themselves, and holding writes back from them
- * costs a read/write mix its bandwidth (docs/decisions.md).
+ * Reads are "about" for write admission while one is queued, at the device
+ * or finished this recently (a sync reader's gaps must not fill with
+ * writes); not while more wait than a quarter of the device's slots (at
+ * least AC_FEW_READS): such readers keep the device busy themselves.
  */
 #define AC_READ_GONE_JIFFIES	max(2, HZ / 50)
 #define AC_FEW_READS		4U
@@ -100,16 +92,6 @@ static enum ac_type ac_rq_type(struct request *rq)
 static struct ac_subqueue *ac_rq_subq(struct ac_data *ad, struct request *rq)
 {
 	return &ad->subq[ac_rq_unit(rq)][ac_rq_type(rq)];
-}
-
-u64 ac_percpu_sum(u64 __percpu *counter)
-{
-	u64 sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(counter, cpu);
-	return sum;
 }
 
 static u64 ac_capacity(struct ac_data *ad)
@@ -439,10 +421,17 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 		WRITE_ONCE(ad->cap_waiting, false);
 }
 
-static void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
-			   bool at_head)
+#ifndef AC_HAVE_INSERT_FLAGS
+/* Before 6.4 insert_requests() took a bool at_head. */
+#define blk_insert_t		bool
+#define BLK_MQ_INSERT_AT_HEAD	true
+#endif
+
+static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
+			       struct list_head *list, blk_insert_t flags)
 {
 	struct ac_data *ad = ac_queue_data(hctx->queue);
+	bool at_head = flags & BLK_MQ_INSERT_AT_HEAD;
 	struct request *rq;
 	LIST_HEAD(free);
 
@@ -461,20 +450,6 @@ static void ac_insert_list(struct blk_mq_hw_ctx *hctx, struct list_head *list,
 		blk_mq_free_request(rq);
 	}
 }
-
-#ifdef AC_HAVE_INSERT_FLAGS
-static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, blk_insert_t flags)
-{
-	ac_insert_list(hctx, list, flags & BLK_MQ_INSERT_AT_HEAD);
-}
-#else
-static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
-			       struct list_head *list, bool at_head)
-{
-	ac_insert_list(hctx, list, at_head);
-}
-#endif
 
 /* Take queued @rq off its FIFO, its sub-queue and the merge hash. */
 static void ac_unqueue(struct ac_data *ad, struct request *rq)
@@ -1015,7 +990,7 @@ static void ac_finish_request(struct request *rq)
 
 	ac_count_back(ad, rq, true);
 	if (ac_rq_flags(rq) & AC_RQ_INSERTED) {
-		this_cpu_inc(*ad->completed);
+		atomic64_inc(&ad->completed);
 		ac_rq_set_flags(rq, 0);
 	}
 }
@@ -1061,7 +1036,7 @@ static int ac_init_hctx(struct blk_mq_hw_ctx *hctx, unsigned int hctx_idx)
 }
 #endif
 
-static struct ac_data *ac_data_alloc(struct request_queue *q)
+static void *ac_alloc_sched_data(struct request_queue *q)
 {
 	struct ac_data *ad;
 	enum ac_type type;
@@ -1070,11 +1045,6 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	ad = kvzalloc_node(sizeof(*ad), GFP_KERNEL, q->node);
 	if (!ad)
 		return NULL;
-	ad->completed = alloc_percpu(u64);
-	if (!ad->completed) {
-		kvfree(ad);
-		return NULL;
-	}
 	spin_lock_init(&ad->lock);
 	ad->q = q;
 	INIT_LIST_HEAD(&ad->dispatch);
@@ -1094,9 +1064,8 @@ static struct ac_data *ac_data_alloc(struct request_queue *q)
 	return ad;
 }
 
-static void ac_data_free(struct ac_data *ad)
+static void ac_free_sched_data(void *ad)
 {
-	free_percpu(ad->completed);
 	kvfree(ad);
 }
 
@@ -1112,16 +1081,6 @@ static void ac_attach(struct request_queue *q, struct elevator_queue *eq,
 
 #ifdef AC_HAVE_ALLOC_SCHED_DATA
 /* The core allocates our data before freezing the queue, and frees it. */
-static void *ac_alloc_sched_data(struct request_queue *q)
-{
-	return ac_data_alloc(q);
-}
-
-static void ac_free_sched_data(void *data)
-{
-	ac_data_free(data);
-}
-
 static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 {
 	if (WARN_ON_ONCE(!eq->elevator_data))
@@ -1132,7 +1091,7 @@ static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 #elif defined(AC_HAVE_INIT_SCHED_EQ)
 static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 {
-	struct ac_data *ad = ac_data_alloc(q);
+	struct ac_data *ad = ac_alloc_sched_data(q);
 
 	if (!ad)
 		return -ENOMEM;
@@ -1148,7 +1107,7 @@ static int ac_init_sched(struct request_queue *q, struct elevator_type *e)
 	eq = elevator_alloc(q, e);
 	if (!eq)
 		return -ENOMEM;
-	ad = ac_data_alloc(q);
+	ad = ac_alloc_sched_data(q);
 	if (!ad) {
 		kobject_put(&eq->kobj);
 		return -ENOMEM;
@@ -1185,14 +1144,14 @@ static void ac_exit_sched(struct elevator_queue *e)
 	sorted = ad->nr_sorted;
 	inserted = ad->stats.inserted;
 	spin_unlock(&ad->lock);
-	completed = ac_percpu_sum(ad->completed);
+	completed = atomic64_read(&ad->completed);
 
 	WARN_ONCE(queued || sorted || inserted != completed || occupied,
 		  "ac: at exit %u queued in the policy, %u sorted, %llu inserted, %llu completed, occupancy %s\n",
 		  queued, sorted, inserted, completed,
 		  occupied ? "left" : "zero");
 #ifndef AC_HAVE_ALLOC_SCHED_DATA
-	ac_data_free(ad);
+	ac_free_sched_data(ad);
 #endif
 }
 

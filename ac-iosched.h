@@ -77,10 +77,9 @@ struct ac_data {
 
 	u32 expire_ms[AC_NR_TYPES];
 	/*
-	 * Writes the device may hold while reads are about: write_inflight
-	 * if set, else admission's bound, under read_lat_ms's ceiling if
-	 * that is set; the window's timed writes sent, the sum of the writes
-	 * at the device as each was, and held writes.
+	 * Write admission (ac_writes_held()): the window's timed writes
+	 * sent, the writes at the device summed as each was sent, and
+	 * whether writes were held.
 	 */
 	u32 write_inflight;
 	u32 read_lat_ms;
@@ -97,12 +96,9 @@ struct ac_data {
 	struct ac_counters stats;
 
 	/*
-	 * Written on completion without the lock, on cache lines of their
-	 * own.  writes_out counts what we dispatched that is not a read and
-	 * has not finished (occ.total counts both); admit_done sums the timed
-	 * writes that finished: count << AC_ADMIT_COUNT_SHIFT plus latency in
-	 * units of 1024 ns; read_done the timed reads: count <<
-	 * AC_READ_COUNT_SHIFT plus those over read_lat_ms.
+	 * Written on completion without the lock: dispatched non-reads not
+	 * yet finished, and the timed writes and reads that finished
+	 * (AC_ADMIT_COUNT_SHIFT, AC_READ_COUNT_SHIFT).
 	 */
 	atomic_t writes_out ____cacheline_aligned_in_smp;
 	atomic64_t admit_done;
@@ -115,7 +111,7 @@ struct ac_data {
 	/* Caps held every queued request: the next completion runs the queue. */
 	bool cap_waiting;
 	atomic64_t requeued;
-	u64 __percpu *completed;	/* inserted requests freed */
+	atomic64_t completed;		/* inserted requests freed */
 
 	/* Requests at the device per unit: dispatch adds, completion takes. */
 	struct ac_occupancy occ ____cacheline_aligned_in_smp;
@@ -141,7 +137,6 @@ static inline enum ac_type ac_type_of(blk_opf_t opf)
 }
 
 /* ac-iosched.c */
-u64 ac_percpu_sum(u64 __percpu *counter);
 void ac_regroup(struct ac_data *ad);
 
 /* compat.c: the tag share of async requests, as each kernel limits it. */

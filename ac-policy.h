@@ -216,11 +216,9 @@ static inline u32 ac_occ_reads(const struct ac_occupancy *occ, u32 unit)
 }
 
 /*
- * Write admission: how many writes the device may hold while sync reads
- * are about, found as TCP Vegas finds a path's capacity, from each
- * window's mean write latency against base (the least seen).  Every
- * AC_ADMIT_PROBE_EVERY windows the bound is halved for two windows to take
- * base afresh.  docs/ac-iosched.rst has the rules.
+ * Write admission: the writes the device may hold while sync reads are
+ * about, found as TCP Vegas finds a path's capacity (docs/ac-iosched.rst).
+ * Every AC_ADMIT_PROBE_EVERY windows a halved bound takes base afresh.
  */
 #define AC_ADMIT_PROBE_EVERY	64
 
@@ -250,10 +248,8 @@ void ac_admit_update(struct ac_admit *a, u32 lat_us, u32 held16, bool blocked,
 		     u32 slots);
 
 /*
- * A read-latency target (read_lat_ms) caps the bound with a ceiling: a
- * window of AC_ADMIT_READS sync reads with more than one in ten @late
- * halves the bound, one with at most one late lets the ceiling grow by
- * one, to @slots.
+ * read_lat_ms caps the bound: a window of AC_ADMIT_READS sync reads with
+ * more than one in ten @late halves it, at most one lets it grow, to @slots.
  */
 #define AC_ADMIT_READS	32
 

@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC I/O scheduler: how each kernel limits the tags of async requests.
- * Which variant is compiled comes from the compile probes (compat/probes/,
- * the generated ac-compat.h), never from a version number.
- *
- * Writes and async reads may take at most 3/4 of the scheduler tags, so
- * that a flood of them (writeback, readahead) always leaves tags for sync
- * reads, the requests someone waits for.  Kyber keeps the same share.
+ * How each kernel limits the tags of async requests, chosen by the compile
+ * probes (ac-compat.h).  Writes and async reads take at most 3/4 of the
+ * tags, as kyber's, so that a flood of them leaves tags for sync reads.
  */
 #include "ac-compat.h"
 

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * AC tunables: /sys/block/<dev>/queue/iosched/, generated from the list in
- * ac-tunables.h.  A store accepts only a decimal number in range (or one of
- * mapping's words) and otherwise keeps the old value.  It takes the
- * scheduler lock, and a change of layout regroups every queued request
- * under it, so nothing queued is lost or counted in the wrong place.
+ * AC tunables: /sys/block/<dev>/queue/iosched/, from ac-tunables.h.  A
+ * store takes a number in range (or one of mapping's words) or keeps the
+ * old value; a change of layout regroups the queued requests under the lock.
  */
 #include "ac-compat.h"
 
@@ -19,20 +17,11 @@
 
 #include "ac-iosched.h"
 
-/*
- * Deadlines are at least 1 ms (0 would expire every request on arrival and
- * turn AC into a FIFO) and at most one hour, far beyond any useful latency
- * bound, which keeps the jiffies arithmetic far from overflow.
- */
+/* An hour keeps the jiffies arithmetic far from overflow. */
 #define AC_EXPIRE_MAX_MS	(3600U * 1000U)
-/* Longer phases or batches than this only make latency worse. */
 #define AC_BATCH_MAX		4096U
 #define AC_STARVED_MAX		1024U
-/*
- * The stripe is any whole number of KiB up to 1 GiB: the mapping divides, so
- * it need not be a power of two (FTLs with 3 or 6 planes per die interleave
- * in such units), and 1 GiB sectors still fit the policy's u32.
- */
+/* Any whole KiB (FTLs with 3 or 6 planes per die): sectors fit a u32. */
 #define AC_STRIPE_MAX_KB	(SZ_1G / SZ_1K)
 
 static const char * const ac_mapping_names[] = {
