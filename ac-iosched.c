@@ -1080,7 +1080,7 @@ static void ac_attach(struct request_queue *q, struct elevator_queue *eq,
 }
 
 #ifdef AC_HAVE_ALLOC_SCHED_DATA
-/* The core allocates our data before freezing the queue, and frees it. */
+/* The core calls ac_alloc_sched_data() before freezing the queue. */
 static int ac_init_sched(struct request_queue *q, struct elevator_queue *eq)
 {
 	if (WARN_ON_ONCE(!eq->elevator_data))

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The AC tunables in sysfs order, each default written only here (a host
- * test checks the docs).  No include guard: each user defines
- * AC_TUNABLE(name, field of struct ac_data, unit, min, max, default, words
- * (NULL: a number), relayout (a change regroups the queued requests)).
+ * The AC tunables in sysfs order, each default written only here: the
+ * module and the unit and guest tests read it, a host test checks the docs.
+ * No include guard: each user defines
+ * AC_TUNABLE(name, field, unit, min, max, default, words, relayout), field
+ * a u32 of struct ac_data (checked at build time), words NULL for a number
+ * or the names of min..max, relayout whether a change regroups the queue.
  */
 AC_TUNABLE(read_sync_expire, expire_ms[AC_READ_SYNC],
 	   "ms", 1, AC_EXPIRE_MAX_MS, 500, NULL, false)

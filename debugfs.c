@@ -123,7 +123,7 @@ static int ac_stats_show(void *data, struct seq_file *m)
 	seq_printf(m, "regroups %llu\n", c->regroups);
 	seq_printf(m, "resizes %llu\n", c->resizes);
 	spin_unlock(&ad->lock);
-	seq_printf(m, "completed %llu\n", (unsigned long long)atomic64_read(&ad->completed));
+	seq_printf(m, "completed %lld\n", (long long)atomic64_read(&ad->completed));
 	seq_printf(m, "requeued %lld\n", (long long)atomic64_read(&ad->requeued));
 	return 0;
 }

@@ -17,11 +17,18 @@
 
 #include "ac-iosched.h"
 
-/* An hour keeps the jiffies arithmetic far from overflow. */
+/*
+ * Deadlines of at least 1 ms (0 would expire every request on arrival and
+ * make AC a FIFO) and at most an hour (far from jiffies overflow).
+ */
 #define AC_EXPIRE_MAX_MS	(3600U * 1000U)
+/* Longer phases or batches than this only make latency worse. */
 #define AC_BATCH_MAX		4096U
 #define AC_STARVED_MAX		1024U
-/* Any whole KiB (FTLs with 3 or 6 planes per die): sectors fit a u32. */
+/*
+ * Any whole number of KiB, not only powers of two (FTLs with 3 or 6 planes
+ * per die interleave so), up to 1 GiB, whose sectors fit the policy's u32.
+ */
 #define AC_STRIPE_MAX_KB	(SZ_1G / SZ_1K)
 
 static const char * const ac_mapping_names[] = {
