@@ -60,9 +60,6 @@
 #define AC_ADMIT_COUNT_SHIFT	44
 #define AC_READ_COUNT_SHIFT	32
 
-/* Contiguous queued requests an insert merge may chain through. */
-#define AC_MERGE_CHAIN	8
-
 /* Write admission's clock, in units of 1024 ns; wraps, as time does. */
 static unsigned long ac_clock(void)
 {
@@ -316,39 +313,6 @@ static struct request *ac_hashed_ending_at(struct request_queue *q,
 	return NULL;
 }
 
-/*
- * Whether the core may merge inserted @rq behind a queued request.  The
- * core finds the request ending where @rq starts without asking us, then
- * goes on merging with the one ending where that one starts, and so on:
- * allow it only while the whole chain stays in the unit of the sector
- * before @rq.
- */
-static bool ac_insert_merge_ok(struct ac_data *ad, struct request *rq)
-{
-	sector_t pos = blk_rq_pos(rq);
-	struct request *prev;
-	u32 unit;
-	int n;
-
-	if (!ac_channel_bound(rq))
-		return true;
-	prev = ac_hashed_ending_at(ad->q, pos);
-	if (!prev || !ac_map_append_ok(&ad->map, pos, blk_rq_sectors(rq)))
-		return false;
-	unit = ac_map_unit(&ad->map, pos - 1);
-	for (n = 0; n < AC_MERGE_CHAIN; n++) {
-		pos = blk_rq_pos(prev);
-		if (!pos)
-			return true;
-		prev = ac_hashed_ending_at(ad->q, pos);
-		if (!prev)
-			return true;
-		if (ac_map_unit(&ad->map, pos - 1) != unit)
-			return false;
-	}
-	return false;
-}
-
 static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
 				 bool at_head)
 {
@@ -361,7 +325,7 @@ static void ac_dispatch_list_add(struct ac_data *ad, struct request *rq,
 }
 
 static void ac_insert_request(struct ac_data *ad, struct request *rq,
-			      bool at_head, struct list_head *free)
+			      bool at_head)
 {
 	struct request_queue *q = ad->q;
 	unsigned long flags = ac_rq_flags(rq);
@@ -388,16 +352,6 @@ static void ac_insert_request(struct ac_data *ad, struct request *rq,
 		ac_dispatch_list_add(ad, rq, true);
 		return;
 	}
-	/*
-	 * Not for multi-range discards: when one absorbs a queued request the
-	 * core skips requests_merged(), and the queued one would be freed
-	 * while still on our lists.
-	 */
-	if (ad->nr_sorted && !blk_discard_mergable(rq) &&
-	    ac_insert_merge_ok(ad, rq) &&
-	    blk_mq_sched_try_insert_merge(q, rq, free))
-		return;
-
 	trace_block_rq_insert(rq);
 	/* a resized device moves the ranges: regroup what is queued */
 	if (unlikely(ac_capacity(ad) != ad->map.capacity)) {
@@ -433,22 +387,14 @@ static void ac_insert_requests(struct blk_mq_hw_ctx *hctx,
 	struct ac_data *ad = ac_queue_data(hctx->queue);
 	bool at_head = flags & BLK_MQ_INSERT_AT_HEAD;
 	struct request *rq;
-	LIST_HEAD(free);
 
 	spin_lock(&ad->lock);
 	while (!list_empty(list)) {
 		rq = list_first_entry(list, struct request, queuelist);
 		list_del_init(&rq->queuelist);
-		ac_insert_request(ad, rq, at_head, &free);
+		ac_insert_request(ad, rq, at_head);
 	}
 	spin_unlock(&ad->lock);
-
-	/* requests merged away, freed outside the lock */
-	while (!list_empty(&free)) {
-		rq = list_first_entry(&free, struct request, queuelist);
-		list_del_init(&rq->queuelist);
-		blk_mq_free_request(rq);
-	}
 }
 
 /* Take queued @rq off its FIFO, its sub-queue and the merge hash. */
@@ -819,12 +765,7 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 
 	if (!READ_ONCE(ad->nr_sorted))
 		return false;
-	/*
-	 * The lock busy with another CPU's dispatch or insert: skip the merge
-	 * rather than wait.  The request the bio becomes may merge at insert.
-	 */
-	if (!spin_trylock(&ad->lock))
-		return false;
+	spin_lock(&ad->lock);
 	ad->merging_bio = true;
 	ad->merging_type = ac_type_of(bio->bi_opf);
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
@@ -942,32 +883,26 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 }
 
 /*
- * @next was merged into @rq and will be freed; @rq takes its deadline and
- * sync type (ac_absorb()).  @next may never have been queued (merged at
- * insert): then it brings what it would have had.  During a bio merge the
- * request that took the bio may go on to merge a neighbour: the survivor
- * takes the bio's type too.
+ * Queued @next was merged into @rq and will be freed; @rq takes its
+ * deadline and sync type (ac_absorb()).  During a bio merge the request
+ * that took the bio may go on to merge a neighbour: the survivor takes the
+ * bio's type too.
  */
 static void ac_requests_merged(struct request_queue *q, struct request *rq,
 			       struct request *next)
 {
 	struct ac_data *ad = ac_queue_data(q);
-	enum ac_type next_type;
-	u64 next_expire;
+	enum ac_type type = ac_rq_type(next);
 
 	lockdep_assert_held(&ad->lock);
 
 	ad->stats.merged++;
-	if (ac_rq_flags(next) & AC_RQ_SORTED) {
-		next_type = ac_rq_type(next);
-		next_expire = next->fifo_time;
+	/* the core merges only the neighbours we return, all queued */
+	if (!WARN_ON_ONCE(!(ac_rq_flags(next) & AC_RQ_SORTED))) {
 		ac_unqueue(ad, next);
-		ac_policy_remove(&ad->policy, ac_rq_unit(next), next_type);
-	} else {
-		next_type = ac_type_of(next->cmd_flags);
-		next_expire = ac_deadline_now(ad, next_type);
+		ac_policy_remove(&ad->policy, ac_rq_unit(next), type);
+		ac_absorb(ad, rq, type, next->fifo_time);
 	}
-	ac_absorb(ad, rq, next_type, next_expire);
 	if (ad->merging_bio)
 		ac_absorb(ad, rq, ad->merging_type,
 			  ac_deadline_now(ad, ad->merging_type));

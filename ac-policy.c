@@ -668,8 +668,3 @@ bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,
 
 	return ac_map_span(m, start, end - start) <= (a > b ? a : b);
 }
-
-bool ac_map_append_ok(const struct ac_map *m, u64 pos, u64 len)
-{
-	return pos && ac_map_span(m, pos - 1, len + 1) == 1;
-}

@@ -287,7 +287,5 @@ u32 ac_map_span(const struct ac_map *m, u64 sector, u64 nr_sectors);
  */
 bool ac_map_merge_ok(const struct ac_map *m, u64 a_pos, u64 a_len,
 		     u64 b_pos, u64 b_len);
-/* Whether the sector before @pos and @len sectors at @pos share a channel. */
-bool ac_map_append_ok(const struct ac_map *m, u64 pos, u64 len);
 
 #endif /* AC_POLICY_H */

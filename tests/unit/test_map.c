@@ -213,51 +213,6 @@ static void test_merge_keeps_span(void)
 	CHECK(ac_map_merge_ok(&range8, 500, 600, 1100, 8));
 }
 
-static void test_append(void)
-{
-	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
-
-	CHECK(!ac_map_append_ok(&stripe8, 0, 8));	/* nothing before 0 */
-	CHECK(ac_map_append_ok(&stripe8, 8, 8));
-	CHECK(ac_map_append_ok(&stripe8, 120, 8));
-	CHECK(!ac_map_append_ok(&stripe8, 128, 8));	/* starts a stripe */
-	CHECK(!ac_map_append_ok(&stripe8, 120, 16));	/* ends in the next */
-	CHECK(ac_map_append_ok(&range8, 1, 998));
-	CHECK(!ac_map_append_ok(&range8, 1000, 8));
-}
-
-/*
- * Pseudo-random sweep of ac_map_append_ok(): whenever it says yes, merging
- * the request with any queued request that ends where it starts keeps the
- * span; ac_map_merge_ok() agrees.
- */
-static void test_append_implies_merge_ok(void)
-{
-	struct ac_map stripe8 = STRIPE8, range8 = RANGE8;
-	u64 x = 0x2545f4914f6cdd1dULL;
-	int i;
-
-	for (i = 0; i < 200000; i++) {
-		const struct ac_map *m = (i & 1) ? &stripe8 : &range8;
-		u64 pos, len, plen;
-
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		pos = 1 + x % 9000;
-		len = 1 + (x >> 16) % 600;
-		plen = 1 + (x >> 32) % 1200;
-		if (plen > pos)
-			plen = pos;
-		if (ac_map_append_ok(m, pos, len))
-			CHECK_MSG(ac_map_merge_ok(m, pos - plen, plen, pos, len),
-				  "pos %llu len %llu plen %llu",
-				  (unsigned long long)pos,
-				  (unsigned long long)len,
-				  (unsigned long long)plen);
-	}
-}
-
 static u64 xorshift(u64 *x)
 {
 	*x ^= *x << 13;
@@ -316,7 +271,5 @@ const struct t_case t_map[] = {
 	{ "map/always_below_nr", test_always_below_nr },
 	{ "map/span", test_span },
 	{ "map/merge_keeps_span", test_merge_keeps_span },
-	{ "map/append", test_append },
-	{ "map/append_implies_merge_ok", test_append_implies_merge_ok },
 	{ NULL, NULL },
 };
