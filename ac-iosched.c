@@ -766,10 +766,8 @@ static bool ac_bio_merge(struct request_queue *q, struct bio *bio,
 	if (!READ_ONCE(ad->nr_sorted))
 		return false;
 	spin_lock(&ad->lock);
-	ad->merging_bio = true;
 	ad->merging_type = ac_type_of(bio->bi_opf);
 	merged = blk_mq_sched_try_merge(q, bio, nr_segs, &free);
-	ad->merging_bio = false;
 	spin_unlock(&ad->lock);
 
 	if (free)
@@ -864,9 +862,8 @@ static void ac_request_merged(struct request_queue *q, struct request *rq,
 
 	lockdep_assert_held(&ad->lock);
 
-	if (ad->merging_bio)
-		ac_absorb(ad, rq, ad->merging_type,
-			  ac_deadline_now(ad, ad->merging_type));
+	ac_absorb(ad, rq, ad->merging_type,
+		  ac_deadline_now(ad, ad->merging_type));
 	if (kind != ELEVATOR_FRONT_MERGE || !(ac_rq_flags(rq) & AC_RQ_SORTED))
 		return;
 	/* it may start in another unit now, or elsewhere in its tree */
@@ -903,9 +900,8 @@ static void ac_requests_merged(struct request_queue *q, struct request *rq,
 		ac_policy_remove(&ad->policy, ac_rq_unit(next), type);
 		ac_absorb(ad, rq, type, next->fifo_time);
 	}
-	if (ad->merging_bio)
-		ac_absorb(ad, rq, ad->merging_type,
-			  ac_deadline_now(ad, ad->merging_type));
+	ac_absorb(ad, rq, ad->merging_type,
+		  ac_deadline_now(ad, ad->merging_type));
 }
 
 static void ac_prepare_request(struct request *rq)

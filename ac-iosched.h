@@ -63,8 +63,10 @@ struct ac_data {
 	/* Queued requests; has_work() reads it without the lock. */
 	unsigned int nr_sorted;
 
-	/* A bio merge is under way, of a bio of this type (ac_absorb()). */
-	bool merging_bio;
+	/*
+	 * The type of the bio ac_bio_merge() is merging: the core calls
+	 * request_merged() and requests_merged() only from within it.
+	 */
 	enum ac_type merging_type;
 
 	/*
